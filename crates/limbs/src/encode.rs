@@ -1,0 +1,240 @@
+//! Host encode/decode between arkworks field elements and the GPU's 13-bit Montgomery limbs.
+//!
+//! An arkworks `Fp` stores `a R_ark mod p` with `R_ark = 2^(64 N)`; the GPU stores
+//! `a R mod p` with `R = 2^(13 n)`. Encoding multiplies once by the constant
+//! `f = R / R_ark` (one arkworks multiplication), after which the internal representation *is*
+//! `a R mod p`, and splits its bits into limbs; decoding reverses both. No arkworks type is
+//! transmuted: only the documented public representation `Fp.0` is read.
+
+use ark_ff::{BigInt, Field, Fp, Fp2, Fp2Config, MontBackend, MontConfig, PrimeField};
+use rayon::prelude::*;
+
+use crate::params::{LIMB_BITS, LIMB_MASK};
+
+/// Why limbs could not be decoded into a field element.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The word count is not a multiple of the element size.
+    #[error("expected a multiple of {per_element} u32 words, got {got}")]
+    Length {
+        /// Words per element.
+        per_element: usize,
+        /// Words given.
+        got: usize,
+    },
+    /// A limb has bits above the 13-bit limb width.
+    #[error("element {index}: limb {limb} is {value:#x}, wider than 13 bits")]
+    LimbRange {
+        /// Element index.
+        index: usize,
+        /// Limb index within the element.
+        limb: usize,
+        /// The offending limb.
+        value: u32,
+    },
+    /// The limbs encode a value that is not below the modulus.
+    #[error("element {index} is not canonical: its value is not below the modulus")]
+    NotCanonical {
+        /// Element index.
+        index: usize,
+    },
+}
+
+/// A field whose elements the GPU stores as 13-bit Montgomery limbs.
+pub trait LimbEncode: Field + Copy + Send + Sync {
+    /// `u32` words (limbs) per element on the GPU.
+    const WORDS: usize;
+    /// Constants computed once per batch.
+    type Ctx: Send + Sync;
+    /// Computes the batch constants.
+    fn ctx() -> Self::Ctx;
+    /// Writes the limbs of `x` into `out` (`out.len() == WORDS`).
+    fn encode_with(ctx: &Self::Ctx, x: &Self, out: &mut [u32]);
+    /// Reads an element from its limbs (`words.len() == WORDS`); `index` only labels errors.
+    fn decode_with(ctx: &Self::Ctx, words: &[u32], index: usize) -> Result<Self, DecodeError>;
+}
+
+/// Limb count of a prime field with a `bits`-bit modulus: the least `n` with `4p < 2^(13 n)`.
+pub const fn limb_count(bits: u32) -> usize {
+    (bits + 2).div_ceil(LIMB_BITS) as usize
+}
+
+impl<P: MontConfig<N>, const N: usize> LimbEncode for Fp<MontBackend<P, N>, N> {
+    const WORDS: usize = limb_count(P::MODULUS.const_num_bits());
+    type Ctx = (Self, Self);
+
+    fn ctx() -> (Self, Self) {
+        // f = 2^(13 n) / R_ark as a field element; R_ark mod p is P::R.
+        let r_ark = Self::from_bigint(P::R).expect("R_ark mod p is below p");
+        let r_gpu = Self::from(2u64).pow([(LIMB_BITS as usize * Self::WORDS) as u64]);
+        let f = r_gpu * r_ark.inverse().expect("R_ark is invertible");
+        (f, f.inverse().expect("f is invertible"))
+    }
+
+    #[inline]
+    fn encode_with(ctx: &Self::Ctx, x: &Self, out: &mut [u32]) {
+        let y = *x * ctx.0;
+        split_limbs(&(y.0).0, out);
+    }
+
+    #[inline]
+    fn decode_with(ctx: &Self::Ctx, words: &[u32], index: usize) -> Result<Self, DecodeError> {
+        let big = BigInt::<N>(join_limbs::<N>(words, index)?);
+        if big >= P::MODULUS {
+            return Err(DecodeError::NotCanonical { index });
+        }
+        Ok(Self::new_unchecked(big) * ctx.1)
+    }
+}
+
+impl<P: Fp2Config> LimbEncode for Fp2<P>
+where
+    P::Fp: LimbEncode,
+{
+    const WORDS: usize = 2 * <P::Fp as LimbEncode>::WORDS;
+    type Ctx = <P::Fp as LimbEncode>::Ctx;
+
+    fn ctx() -> Self::Ctx {
+        P::Fp::ctx()
+    }
+
+    fn encode_with(ctx: &Self::Ctx, x: &Self, out: &mut [u32]) {
+        let (o0, o1) = out.split_at_mut(<P::Fp as LimbEncode>::WORDS);
+        P::Fp::encode_with(ctx, &x.c0, o0);
+        P::Fp::encode_with(ctx, &x.c1, o1);
+    }
+
+    fn decode_with(ctx: &Self::Ctx, words: &[u32], index: usize) -> Result<Self, DecodeError> {
+        let (w0, w1) = words.split_at(<P::Fp as LimbEncode>::WORDS);
+        Ok(Self::new(P::Fp::decode_with(ctx, w0, index)?, P::Fp::decode_with(ctx, w1, index)?))
+    }
+}
+
+/// Splits little-endian 64-bit words into 13-bit limbs, filling `out`.
+#[inline]
+pub fn split_limbs(words: &[u64], out: &mut [u32]) {
+    for (k, o) in out.iter_mut().enumerate() {
+        let bit = LIMB_BITS as usize * k;
+        let (w, s) = (bit / 64, bit % 64);
+        let mut v = words.get(w).copied().unwrap_or(0) >> s;
+        if s > 64 - LIMB_BITS as usize {
+            v |= words.get(w + 1).copied().unwrap_or(0) << (64 - s);
+        }
+        *o = (v as u32) & LIMB_MASK;
+    }
+}
+
+/// Joins 13-bit limbs into `N` little-endian 64-bit words; errors on a limb wider than 13 bits
+/// or a value that does not fit in `64 N` bits.
+#[inline]
+pub fn join_limbs<const N: usize>(limbs: &[u32], index: usize) -> Result<[u64; N], DecodeError> {
+    let mut out = [0u64; N];
+    for (k, &l) in limbs.iter().enumerate() {
+        if l > LIMB_MASK {
+            return Err(DecodeError::LimbRange { index, limb: k, value: l });
+        }
+        let bit = LIMB_BITS as usize * k;
+        let (w, s) = (bit / 64, bit % 64);
+        let v = u64::from(l);
+        if w >= N {
+            if v != 0 {
+                return Err(DecodeError::NotCanonical { index });
+            }
+            continue;
+        }
+        out[w] |= v << s;
+        if s > 64 - LIMB_BITS as usize {
+            let high = v >> (64 - s);
+            if w + 1 < N {
+                out[w + 1] |= high;
+            } else if high != 0 {
+                return Err(DecodeError::NotCanonical { index });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Elements per rayon task when encoding or decoding in parallel.
+const PAR_CHUNK: usize = 1 << 12;
+
+/// The limbs of one element.
+pub fn encode<F: LimbEncode>(x: &F) -> Vec<u32> {
+    let mut out = vec![0; F::WORDS];
+    F::encode_with(&F::ctx(), x, &mut out);
+    out
+}
+
+/// One element from its limbs.
+pub fn decode<F: LimbEncode>(words: &[u32]) -> Result<F, DecodeError> {
+    if words.len() != F::WORDS {
+        return Err(DecodeError::Length { per_element: F::WORDS, got: words.len() });
+    }
+    F::decode_with(&F::ctx(), words, 0)
+}
+
+/// Encodes `xs` into `out` (`out.len() == xs.len() * F::WORDS`), in parallel for large inputs.
+///
+/// # Panics
+/// If `out` has the wrong length.
+pub fn encode_into<F: LimbEncode>(xs: &[F], out: &mut [u32]) {
+    assert_eq!(out.len(), xs.len() * F::WORDS, "encode_into: output length");
+    let ctx = F::ctx();
+    xs.par_chunks(PAR_CHUNK)
+        .zip(out.par_chunks_mut(PAR_CHUNK * F::WORDS))
+        .for_each(|(xs, out)| {
+            for (x, o) in xs.iter().zip(out.chunks_exact_mut(F::WORDS)) {
+                F::encode_with(&ctx, x, o);
+            }
+        });
+}
+
+/// Encodes `xs` into a new vector of `xs.len() * F::WORDS` limbs.
+pub fn encode_slice<F: LimbEncode>(xs: &[F]) -> Vec<u32> {
+    let mut out = vec![0; xs.len() * F::WORDS];
+    encode_into(xs, &mut out);
+    out
+}
+
+/// Decodes consecutive elements; the first bad element's error is returned.
+pub fn decode_slice<F: LimbEncode>(words: &[u32]) -> Result<Vec<F>, DecodeError> {
+    if words.len() % F::WORDS != 0 {
+        return Err(DecodeError::Length { per_element: F::WORDS, got: words.len() });
+    }
+    let ctx = F::ctx();
+    words
+        .par_chunks(PAR_CHUNK * F::WORDS)
+        .enumerate()
+        .map(|(c, chunk)| {
+            chunk
+                .chunks_exact(F::WORDS)
+                .enumerate()
+                .map(|(i, w)| F::decode_with(&ctx, w, c * PAR_CHUNK + i))
+                .collect::<Result<Vec<F>, _>>()
+        })
+        .collect::<Result<Vec<Vec<F>>, _>>()
+        .map(|v| v.concat())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_join_round_trip() {
+        let words = [u64::MAX, 0x1234_5678_9abc_def0, 7];
+        let mut limbs = [0u32; 15];
+        split_limbs(&words, &mut limbs);
+        assert_eq!(join_limbs::<3>(&limbs, 0), Ok(words));
+    }
+
+    #[test]
+    fn join_rejects_wide_limbs() {
+        assert!(matches!(join_limbs::<1>(&[0x2000], 0), Err(DecodeError::LimbRange { .. })));
+        // Five 13-bit limbs are 65 bits: the top bit does not fit in one u64.
+        assert!(matches!(
+            join_limbs::<1>(&[0, 0, 0, 0, 0x1000], 0),
+            Err(DecodeError::NotCanonical { .. })
+        ));
+    }
+}

@@ -1,0 +1,315 @@
+//! The field-arithmetic programs: Montgomery multiplication and squaring with lazy carries,
+//! addition, subtraction and the conversions, each built as one straight-line [`Program`].
+//!
+//! Value ranges (docs/limbs.md derives them): every element passed between functions is
+//! *canonical*: limbs `< 2^13`, value `< p`. `mul`, `square` and `from_mont` also accept any
+//! value `< 2p` and still return a canonical result. `add`, `sub`, `neg` and `double` need
+//! canonical inputs.
+
+use crate::params::{FieldParams, LIMB_BITS, LIMB_MASK};
+use crate::program::{Expr, Program, ProgramBuilder, Returns, Var};
+
+/// Where an operand's limbs come from.
+#[derive(Clone, Debug)]
+enum Src {
+    /// Argument `a` (0) or `b` (1).
+    Arg(u8),
+    /// Known limbs, folded into the program at generation time.
+    Const(Vec<u32>),
+}
+
+impl Src {
+    fn limb(&self, i: usize) -> Expr {
+        match self {
+            Src::Arg(k) => Expr::Arg(*k, i as u16),
+            Src::Const(c) => Expr::Lit(c[i]),
+        }
+    }
+}
+
+/// Every program of one field, in the order they are emitted.
+pub fn programs(p: &FieldParams) -> Vec<Program> {
+    let one = {
+        let mut v = vec![0u32; p.n_limbs];
+        v[0] = 1;
+        v
+    };
+    vec![
+        add(p, "add", Src::Arg(0), Src::Arg(1), "a + b (canonical in, canonical out)"),
+        add(p, "double", Src::Arg(0), Src::Arg(0), "2a (canonical in, canonical out)"),
+        sub(p, "sub", Src::Arg(0), Src::Arg(1), "a - b (canonical in, canonical out)"),
+        sub(p, "neg", Src::Const(vec![0; p.n_limbs]), Src::Arg(0), "-a (canonical in, canonical out)"),
+        mul(p, "mul", Src::Arg(0), Src::Arg(1), "a b R^-1: CIOS Montgomery product, lazy carries (inputs < 2p, canonical out)"),
+        square(p),
+        mul(p, "to_mont", Src::Arg(0), Src::Const(p.r2_limbs.clone()), "a R: into Montgomery form (a R^2 R^-1; input < 2p, canonical out)"),
+        mul(p, "from_mont", Src::Arg(0), Src::Const(one), "a R^-1: out of Montgomery form (input < 2p, canonical out)"),
+        is_zero(p),
+        eq(p),
+    ]
+}
+
+/// The program named `name` of field `p`.
+pub fn program(p: &FieldParams, name: &str) -> Option<Program> {
+    programs(p).into_iter().find(|prog| prog.name == name)
+}
+
+/// CIOS Montgomery multiplication (Koç, Acar, Kaliski 1996, "Analyzing and comparing Montgomery
+/// multiplication algorithms") with the carries of the inner loop deferred: each accumulator
+/// `s_j` takes at most `2n` limb products plus one carry before the final normalization, which
+/// [`crate::params::CARRY_FREE_PRODUCTS`] bounds (the `nSafe` idea of mitschabaude/montgomery).
+/// `n^2 + n^2 + n` u32 multiplications; literal operands are folded.
+fn mul(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
+    let n = p.n_limbs;
+    let mut b = ProgramBuilder::new(name, 1 + u8::from(matches!(y, Src::Arg(1))), Returns::Element, doc);
+    let s: Vec<Var> = (0..n).map(|j| b.var(format!("s{j}"))).collect();
+    // Which accumulators are known to be zero at generation time.
+    let mut zero = vec![true; n];
+    let t = b.var("t");
+    let q = b.var("q");
+    let c = b.var("c");
+    for i in 0..n {
+        let xi = x.limb(i);
+        // t = s0 + x_i y_0; q = t mu mod 2^13 makes t + q p_0 divisible by 2^13.
+        let t_terms: Vec<Expr> = [
+            (!zero[0]).then(|| Expr::Var(s[0])),
+            Expr::product(xi.clone(), y.limb(0)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let have_q = match Expr::sum(t_terms) {
+            Some(e) => {
+                b.assign(t, e);
+                let q_expr = Expr::and(
+                    Expr::Mul(Box::new(Expr::and(Expr::Var(t), LIMB_MASK)), Box::new(Expr::Lit(p.mu))),
+                    LIMB_MASK,
+                );
+                b.assign(q, q_expr);
+                let low = Expr::sum([Expr::Var(t)].into_iter().chain(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[0]))))
+                    .expect("non-empty");
+                b.assign(c, Expr::shr(low, LIMB_BITS));
+                true
+            }
+            None => false,
+        };
+        // s_{j-1} = s_j + x_i y_j + q p_j (+ carry into the lowest).
+        for j in 1..n {
+            let mut terms: Vec<Expr> = Vec::new();
+            if !zero[j] {
+                terms.push(Expr::Var(s[j]));
+            }
+            terms.extend(Expr::product(xi.clone(), y.limb(j)));
+            if have_q {
+                terms.extend(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[j])));
+                if j == 1 {
+                    terms.push(Expr::Var(c));
+                }
+            }
+            match Expr::sum(terms) {
+                Some(e) => {
+                    b.assign(s[j - 1], e);
+                    zero[j - 1] = false;
+                }
+                None => {
+                    if !zero[j - 1] {
+                        b.assign(s[j - 1], Expr::Lit(0));
+                    }
+                    zero[j - 1] = true;
+                }
+            }
+        }
+        zero[n - 1] = true;
+    }
+    let limbs: Vec<Expr> = (0..n)
+        .map(|j| if zero[j] { Expr::Lit(0) } else { Expr::Var(s[j]) })
+        .collect();
+    let result = normalize_and_reduce(&mut b, p, limbs);
+    b.finish(result)
+}
+
+/// Squaring: the product columns first, cross terms computed once and doubled (separated
+/// operand scanning, Koç et al. 1996), then the Montgomery reduction column by column.
+/// `n(n+1)/2 + n^2 + n` u32 multiplications; the same `2n`-product accumulator bound as `mul`.
+fn square(p: &FieldParams) -> Program {
+    let n = p.n_limbs;
+    let mut b = ProgramBuilder::new(
+        "square",
+        1,
+        Returns::Element,
+        "a^2 R^-1: SOS Montgomery squaring, lazy carries (input < 2p, canonical out)",
+    );
+    let a = |i: usize| Expr::Arg(0, i as u16);
+    // Doubled limbs (< 2^14): a cross term a_i (2 a_j) < 2^27 counts as two products.
+    let twice: Vec<Var> = (1..n)
+        .map(|j| b.bind(format!("h{j}"), Expr::Mul(Box::new(a(j)), Box::new(Expr::Lit(2)))))
+        .collect();
+    let mut cols: Vec<Vec<Expr>> = vec![Vec::new(); 2 * n];
+    for i in 0..n {
+        cols[2 * i].push(Expr::Mul(Box::new(a(i)), Box::new(a(i))));
+        for j in i + 1..n {
+            cols[i + j].push(Expr::Mul(Box::new(a(i)), Box::new(Expr::Var(twice[j - 1]))));
+        }
+    }
+    let t: Vec<Var> = (0..2 * n).map(|k| b.var(format!("t{k}"))).collect();
+    let mut zero = vec![true; 2 * n];
+    for (k, col) in cols.into_iter().enumerate() {
+        if let Some(e) = Expr::sum(col) {
+            b.assign(t[k], e);
+            zero[k] = false;
+        }
+    }
+    let q = b.var("q");
+    let c = b.var("c");
+    for i in 0..n {
+        b.assign(
+            q,
+            Expr::and(
+                Expr::Mul(Box::new(Expr::and(Expr::Var(t[i]), LIMB_MASK)), Box::new(Expr::Lit(p.mu))),
+                LIMB_MASK,
+            ),
+        );
+        let low = Expr::sum([Expr::Var(t[i])].into_iter().chain(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[0]))))
+            .expect("non-empty");
+        b.assign(c, Expr::shr(low, LIMB_BITS));
+        for j in 1..n {
+            let k = i + j;
+            let mut terms = Vec::new();
+            if !zero[k] {
+                terms.push(Expr::Var(t[k]));
+            }
+            terms.extend(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[j])));
+            if j == 1 {
+                terms.push(Expr::Var(c));
+            }
+            if let Some(e) = Expr::sum(terms) {
+                b.assign(t[k], e);
+                zero[k] = false;
+            }
+        }
+    }
+    let limbs: Vec<Expr> = (n..2 * n)
+        .map(|k| if zero[k] { Expr::Lit(0) } else { Expr::Var(t[k]) })
+        .collect();
+    let result = normalize_and_reduce(&mut b, p, limbs);
+    b.finish(result)
+}
+
+/// Carries unnormalized limbs into 13-bit limbs (the value must be `< 2p < R`), then subtracts
+/// `p` once if the value is at least `p`. Returns canonical limbs.
+fn normalize_and_reduce(b: &mut ProgramBuilder, p: &FieldParams, limbs: Vec<Expr>) -> Vec<Expr> {
+    let n = p.n_limbs;
+    let r: Vec<Var> = (0..n).map(|j| b.var(format!("r{j}"))).collect();
+    let k = b.var("k");
+    for (j, limb) in limbs.into_iter().enumerate() {
+        b.assign(r[j], if j == 0 { limb } else { Expr::add(limb, Expr::Var(k)) });
+        if j + 1 < n {
+            b.assign(k, Expr::shr(Expr::Var(r[j]), LIMB_BITS));
+            b.assign(r[j], Expr::and(Expr::Var(r[j]), LIMB_MASK));
+        }
+    }
+    conditional_subtract(b, p, &r)
+}
+
+/// Given normalized limbs of a value `< 2p`, the limbs of the value reduced below `p`:
+/// `d = r - p` with a borrow chain kept in range by adding `2^13` to each limb first, then
+/// `select(r, d, no borrow)`.
+fn conditional_subtract(b: &mut ProgramBuilder, p: &FieldParams, r: &[Var]) -> Vec<Expr> {
+    let n = p.n_limbs;
+    let d: Vec<Var> = (0..n).map(|j| b.var(format!("d{j}"))).collect();
+    let w = b.var("w");
+    let no_borrow = b.var("nb");
+    for j in 0..n {
+        // w = r_j + 2^13 - p_j - borrow, with borrow = 1 - no_borrow; w is in [0, 2^14).
+        let top = Expr::add(Expr::Var(r[j]), Expr::Lit((1 << LIMB_BITS) - p.p_limbs[j]));
+        let w_expr = if j == 0 {
+            top
+        } else {
+            Expr::sub(Expr::add(top, Expr::Var(no_borrow)), Expr::Lit(1))
+        };
+        b.assign(w, w_expr);
+        b.assign(d[j], Expr::and(Expr::Var(w), LIMB_MASK));
+        b.assign(no_borrow, Expr::shr(Expr::Var(w), LIMB_BITS));
+    }
+    (0..n)
+        .map(|j| Expr::Select {
+            cond: Box::new(Expr::Var(no_borrow)),
+            if_true: Box::new(Expr::Var(d[j])),
+            if_false: Box::new(Expr::Var(r[j])),
+        })
+        .collect()
+}
+
+fn add(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
+    let n = p.n_limbs;
+    let arity = 1 + u8::from(matches!(y, Src::Arg(1)));
+    let mut b = ProgramBuilder::new(name, arity, Returns::Element, doc);
+    let limbs: Vec<Expr> = (0..n).map(|j| Expr::add(x.limb(j), y.limb(j))).collect();
+    let result = normalize_and_reduce(&mut b, p, limbs);
+    b.finish(result)
+}
+
+/// `x - y`: a borrow chain (each limb lifted by `2^13` so nothing goes below zero), then `p`
+/// added back under `select` when the chain ends in a borrow.
+fn sub(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
+    let n = p.n_limbs;
+    let mut b = ProgramBuilder::new(name, if matches!(x, Src::Const(_)) { 1 } else { 2 }, Returns::Element, doc);
+    // With a constant minuend the subtrahend is argument a.
+    let y = match (&x, y) {
+        (Src::Const(_), Src::Arg(_)) => Src::Arg(0),
+        (_, y) => y,
+    };
+    let d: Vec<Var> = (0..n).map(|j| b.var(format!("d{j}"))).collect();
+    let w = b.var("w");
+    let nb = b.var("nb");
+    for j in 0..n {
+        // w = x_j + 2^13 - y_j - borrow, in [0, 2^14).
+        let top = Expr::add(x.limb(j), Expr::Lit(1 << LIMB_BITS));
+        let w_expr = if j == 0 {
+            Expr::sub(top, y.limb(j))
+        } else {
+            Expr::sub(Expr::add(top, Expr::Var(nb)), Expr::add(y.limb(j), Expr::Lit(1)))
+        };
+        b.assign(w, w_expr);
+        b.assign(d[j], Expr::and(Expr::Var(w), LIMB_MASK));
+        b.assign(nb, Expr::shr(Expr::Var(w), LIMB_BITS));
+    }
+    // e = d + p, needed when the chain borrowed (nb == 0).
+    let e: Vec<Var> = (0..n).map(|j| b.var(format!("e{j}"))).collect();
+    let k = b.var("k");
+    for j in 0..n {
+        let sum = Expr::add(Expr::Var(d[j]), Expr::Lit(p.p_limbs[j]));
+        let sum = if j == 0 { sum } else { Expr::add(sum, Expr::Var(k)) };
+        b.assign(e[j], sum);
+        if j + 1 < n {
+            b.assign(k, Expr::shr(Expr::Var(e[j]), LIMB_BITS));
+            b.assign(e[j], Expr::and(Expr::Var(e[j]), LIMB_MASK));
+        } else {
+            b.assign(e[j], Expr::and(Expr::Var(e[j]), LIMB_MASK));
+        }
+    }
+    let result = (0..n)
+        .map(|j| Expr::Select {
+            cond: Box::new(Expr::Var(nb)),
+            if_true: Box::new(Expr::Var(d[j])),
+            if_false: Box::new(Expr::Var(e[j])),
+        })
+        .collect();
+    b.finish(result)
+}
+
+fn is_zero(p: &FieldParams) -> Program {
+    let b = ProgramBuilder::new("is_zero", 1, Returns::IsZero, "a == 0 (canonical input)");
+    // Each limb is below 2^13, so their sum cannot overflow and is zero exactly when all are.
+    let any = Expr::sum((0..p.n_limbs).map(|j| Expr::Arg(0, j as u16))).expect("n > 0");
+    b.finish(vec![any])
+}
+
+fn eq(p: &FieldParams) -> Program {
+    let b = ProgramBuilder::new("eq", 2, Returns::IsZero, "a == b (canonical inputs)");
+    // The sum of the limbs' XORs is zero exactly when every pair of limbs is equal.
+    let diff = Expr::sum((0..p.n_limbs).map(|j| {
+        Expr::Xor(Box::new(Expr::Arg(0, j as u16)), Box::new(Expr::Arg(1, j as u16)))
+    }))
+    .expect("n > 0");
+    b.finish(vec![diff])
+}

@@ -1,0 +1,26 @@
+//! 13-bit Montgomery limb arithmetic for zkgpu: the limb layout of a prime field
+//! ([`FieldParams`]), the generator of its unrolled WGSL ([`wgsl`]), a CPU emulator that runs
+//! the generated algorithm itself with `u32` overflow checks ([`Emulator`]), and host
+//! encode/decode between arkworks field elements and limbs ([`encode`]).
+//!
+//! Nothing here depends on wgpu. `docs/limbs.md` derives the layout and the bounds.
+
+pub mod encode;
+pub mod field;
+pub mod fields;
+pub mod params;
+pub mod program;
+pub mod wgsl;
+
+pub use encode::{DecodeError, LimbEncode, decode, decode_slice, encode, encode_into, encode_slice};
+pub use fields::{Emulator, Fq2Emulator, KnownField, KnownFq2};
+pub use params::{FieldParams, LIMB_BITS, LIMB_MASK};
+pub use program::{Overflow, Program};
+
+/// Errors of this crate.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LimbError {
+    /// The modulus does not fit the 13-bit lazy-carry layout.
+    #[error("unsupported modulus: {0}")]
+    BadModulus(String),
+}

@@ -1,0 +1,211 @@
+//! The CPU emulator (the generated programs, run with overflow checks) against ark-ff.
+
+use ark_ff::{AdditiveGroup, Field, PrimeField, UniformRand, Zero};
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use num_bigint::BigUint;
+use proptest::prelude::*;
+use zkgpu_limbs::{KnownField, KnownFq2, LimbEncode, decode, encode};
+
+/// Runs field `f`'s program `op` on encoded `xs` and decodes the result.
+fn emu<F: LimbEncode>(f: KnownField, op: &str, xs: &[F]) -> F {
+    let enc: Vec<Vec<u32>> = xs.iter().map(encode).collect();
+    let args: Vec<&[u32]> = enc.iter().map(Vec::as_slice).collect();
+    let out = f.emulator().run(op, &args).unwrap_or_else(|e| panic!("{e}"));
+    decode(&out).unwrap_or_else(|e| panic!("{op}: {e}"))
+}
+
+fn check_prime_field<F: PrimeField + LimbEncode>(f: KnownField, a: F, b: F) {
+    assert_eq!(emu(f, "add", &[a, b]), a + b);
+    assert_eq!(emu(f, "sub", &[a, b]), a - b);
+    assert_eq!(emu(f, "neg", &[a]), -a);
+    assert_eq!(emu(f, "double", &[a]), a.double());
+    assert_eq!(emu(f, "mul", &[a, b]), a * b);
+    assert_eq!(emu(f, "square", &[a]), a.square());
+    let e = f.emulator();
+    let (ea, eb) = (encode(&a), encode(&b));
+    assert_eq!(e.run("is_zero", &[&ea]).unwrap(), vec![u32::from(a.is_zero())]);
+    assert_eq!(e.run("eq", &[&ea, &eb]).unwrap(), vec![u32::from(a == b)]);
+    assert_eq!(e.run("eq", &[&ea, &ea]).unwrap(), vec![1]);
+    // Conversions: from_mont yields the canonical integer, to_mont takes it back.
+    let p = f.params();
+    let plain = e.run("from_mont", &[&ea]).unwrap();
+    let int = BigUint::from_bytes_le(&ark_ff::BigInteger::to_bytes_le(&a.into_bigint()));
+    assert_eq!(plain, p.to_limbs(&int));
+    assert_eq!(e.run("to_mont", &[&plain]).unwrap(), ea);
+}
+
+fn edge_values<F: PrimeField>() -> Vec<F> {
+    vec![F::zero(), F::one(), -F::one(), F::from(2u64), -F::from(2u64), F::from(1u64 << 13)]
+}
+
+fn check_field<F: PrimeField + LimbEncode>(f: KnownField, seed: u64, cases: usize) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut vals = edge_values::<F>();
+    vals.extend((0..cases).map(|_| F::rand(&mut rng)));
+    for (i, &a) in vals.iter().enumerate() {
+        let b = vals[(i * 7 + 3) % vals.len()];
+        check_prime_field(f, a, b);
+    }
+    for &a in &edge_values::<F>() {
+        for &b in &edge_values::<F>() {
+            check_prime_field(f, a, b);
+        }
+    }
+}
+
+#[test]
+fn bls12_381_fq() {
+    check_field::<ark_bls12_381::Fq>(KnownField::Bls12_381Fq, 1, 200);
+}
+#[test]
+fn bls12_381_fr() {
+    check_field::<ark_bls12_381::Fr>(KnownField::Bls12_381Fr, 2, 200);
+}
+#[test]
+fn bls12_377_fq() {
+    check_field::<ark_bls12_377::Fq>(KnownField::Bls12_377Fq, 3, 200);
+}
+#[test]
+fn bls12_377_fr() {
+    check_field::<ark_bls12_377::Fr>(KnownField::Bls12_377Fr, 4, 200);
+}
+
+/// mul, square and from_mont accept inputs in [p, 2p): x + p for canonical x.
+#[test]
+fn lazy_inputs_up_to_2p() {
+    for f in KnownField::ALL {
+        let p = f.params();
+        let e = f.emulator();
+        let mut rng = StdRng::seed_from_u64(5);
+        for _ in 0..50 {
+            let x: BigUint = BigUint::from_bytes_le(&ark_ff::BigInteger::to_bytes_le(
+                &ark_bls12_381::Fr::rand(&mut rng).into_bigint(),
+            )) % &p.modulus;
+            let y = (&x * 3u32 + 11u32) % &p.modulus;
+            let (xl, yl) = (p.to_limbs(&x), p.to_limbs(&y));
+            let (xh, yh) = (p.to_limbs(&(&x + &p.modulus)), p.to_limbs(&(&y + &p.modulus)));
+            for op in ["mul"] {
+                assert_eq!(e.run(op, &[&xh, &yh]).unwrap(), e.run(op, &[&xl, &yl]).unwrap(), "{}", p.name);
+            }
+            assert_eq!(e.run("square", &[&xh]).unwrap(), e.run("square", &[&xl]).unwrap());
+            assert_eq!(e.run("from_mont", &[&xh]).unwrap(), e.run("from_mont", &[&xl]).unwrap());
+            // p - 1 + p is the largest accepted input.
+            let top = p.to_limbs(&(&p.modulus * 2u32 - 1u32));
+            let out = e.run("mul", &[&top, &top]).unwrap();
+            assert!(p.from_limbs(&out) < p.modulus);
+        }
+    }
+}
+
+/// The accumulators stay within u32 even for the widest possible limbs (all 0x1fff).
+#[test]
+fn all_ones_limbs_never_overflow() {
+    for f in KnownField::ALL {
+        let n = f.params().n_limbs;
+        let ones = vec![0x1fffu32; n];
+        for op in ["mul", "square", "from_mont", "to_mont"] {
+            let args: Vec<&[u32]> = if op == "mul" { vec![&ones, &ones] } else { vec![&ones] };
+            f.emulator().run(op, &args).unwrap_or_else(|e| panic!("{}: {e}", f.params().name));
+        }
+    }
+}
+
+/// The op counts that docs/limbs.md quotes.
+#[test]
+fn multiplication_counts() {
+    let e = KnownField::Bls12_381Fq.emulator();
+    assert_eq!(e.program("mul").unwrap().count_muls(), 2 * 30 * 30 + 30);
+    assert!(e.program("square").unwrap().count_muls() <= 30 * 31 / 2 + 30 * 30 + 30);
+}
+
+fn check_fq2<P: ark_ff::Fp2Config>(f: KnownFq2, seed: u64)
+where
+    P::Fp: LimbEncode,
+{
+    use ark_ff::Fp2;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let e = f.emulator();
+    let k = f.minus_beta();
+    assert_eq!(P::NONRESIDUE, -P::Fp::from(u64::from(k)), "nonresidue of {}", f.name());
+    let mut vals: Vec<Fp2<P>> = vec![<Fp2<P> as Zero>::zero(), <Fp2<P> as Field>::ONE, -<Fp2<P> as Field>::ONE];
+    vals.extend((0..60).map(|_| Fp2::<P>::rand(&mut rng)));
+    let run = |op: &str, xs: &[Fp2<P>]| -> Vec<u32> {
+        let enc: Vec<Vec<u32>> = xs.iter().map(encode).collect();
+        let args: Vec<&[u32]> = enc.iter().map(Vec::as_slice).collect();
+        e.run(op, &args).unwrap()
+    };
+    for (i, &a) in vals.iter().enumerate() {
+        let b = vals[(i * 5 + 1) % vals.len()];
+        let d = |w: Vec<u32>| decode::<Fp2<P>>(&w).unwrap();
+        assert_eq!(d(run("add", &[a, b])), a + b);
+        assert_eq!(d(run("sub", &[a, b])), a - b);
+        assert_eq!(d(run("neg", &[a])), -a);
+        assert_eq!(d(run("double", &[a])), a.double());
+        assert_eq!(d(run("mul", &[a, b])), a * b);
+        assert_eq!(d(run("square", &[a])), a.square());
+        assert_eq!(run("is_zero", &[a]), vec![u32::from(a.is_zero())]);
+        assert_eq!(run("eq", &[a, b]), vec![u32::from(a == b)]);
+    }
+}
+
+#[test]
+fn bls12_381_fq2() {
+    check_fq2::<ark_bls12_381::Fq2Config>(KnownFq2::Bls12_381, 6);
+}
+#[test]
+fn bls12_377_fq2() {
+    check_fq2::<ark_bls12_377::Fq2Config>(KnownFq2::Bls12_377, 7);
+}
+
+#[test]
+fn decode_rejects_non_canonical() {
+    let p = KnownField::Bls12_381Fq.params();
+    let limbs = p.p_limbs.clone();
+    assert!(decode::<ark_bls12_381::Fq>(&limbs).is_err());
+    assert!(decode::<ark_bls12_381::Fq>(&limbs[1..]).is_err());
+}
+
+#[test]
+fn encode_slice_round_trip() {
+    let mut rng = StdRng::seed_from_u64(8);
+    let xs: Vec<ark_bls12_377::Fr> = (0..10_000).map(|_| UniformRand::rand(&mut rng)).collect();
+    let limbs = zkgpu_limbs::encode_slice(&xs);
+    assert_eq!(limbs.len(), xs.len() * 20);
+    assert_eq!(zkgpu_limbs::decode_slice::<ark_bls12_377::Fr>(&limbs).unwrap(), xs);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn prop_bls12_381_fq(a in any::<[u8; 64]>(), b in any::<[u8; 64]>()) {
+        check_prime_field::<ark_bls12_381::Fq>(
+            KnownField::Bls12_381Fq,
+            ark_bls12_381::Fq::from_le_bytes_mod_order(&a),
+            ark_bls12_381::Fq::from_le_bytes_mod_order(&b),
+        );
+    }
+
+    #[test]
+    fn prop_bls12_377_fq(a in any::<[u8; 64]>(), b in any::<[u8; 64]>()) {
+        check_prime_field::<ark_bls12_377::Fq>(
+            KnownField::Bls12_377Fq,
+            ark_bls12_377::Fq::from_le_bytes_mod_order(&a),
+            ark_bls12_377::Fq::from_le_bytes_mod_order(&b),
+        );
+    }
+
+    #[test]
+    fn prop_scalar_fields(a in any::<[u8; 48]>(), b in any::<[u8; 48]>()) {
+        check_prime_field::<ark_bls12_381::Fr>(
+            KnownField::Bls12_381Fr,
+            ark_bls12_381::Fr::from_le_bytes_mod_order(&a),
+            ark_bls12_381::Fr::from_le_bytes_mod_order(&b),
+        );
+        check_prime_field::<ark_bls12_377::Fr>(
+            KnownField::Bls12_377Fr,
+            ark_bls12_377::Fr::from_le_bytes_mod_order(&a),
+            ark_bls12_377::Fr::from_le_bytes_mod_order(&b),
+        );
+    }
+}
