@@ -1,0 +1,644 @@
+//! [`GpuContext`]: adapter selection, the device, the pipeline cache, buffers and readback.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use web_time::Instant;
+use zkgpu_shaders::Composed;
+
+use crate::error::{GpuError, Result};
+
+/// Which limits to request from the adapter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LimitsChoice {
+    /// Everything the adapter offers (wgpu's defaults would cap a storage binding at 128 MiB).
+    #[default]
+    Adapter,
+    /// Exactly WebGPU's default limits, as a browser grants without asking: for testing that
+    /// the engines run within them.
+    WebGpuDefault,
+}
+
+/// How to pick an adapter. [`ContextOptions::from_env`] reads the environment.
+#[derive(Clone, Debug)]
+pub struct ContextOptions {
+    /// Case-insensitive substring of the adapter's name (`ZKGPU_ADAPTER`). `None`: prefer a
+    /// discrete GPU, then integrated, virtual, and last a CPU (software) adapter.
+    pub adapter_name: Option<String>,
+    /// Backends to consider (`ZKGPU_BACKEND`, else wgpu's `WGPU_BACKEND`, else all). Values:
+    /// comma list of `vulkan`, `metal`, `dx12`, `gl`, `webgpu`.
+    pub backends: wgpu::Backends,
+    /// Limits to request (`ZKGPU_LIMITS=adapter|webgpu-default`).
+    pub limits: LimitsChoice,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        Self { adapter_name: None, backends: wgpu::Backends::all(), limits: LimitsChoice::Adapter }
+    }
+}
+
+impl ContextOptions {
+    /// Options from `ZKGPU_ADAPTER`, `ZKGPU_BACKEND` (or `WGPU_BACKEND`) and `ZKGPU_LIMITS`.
+    pub fn from_env() -> Result<Self> {
+        let mut o = Self::default();
+        if let Some(name) = env("ZKGPU_ADAPTER").filter(|s| !s.is_empty()) {
+            o.adapter_name = Some(name);
+        }
+        let backend_var = if env("ZKGPU_BACKEND").is_some() { "ZKGPU_BACKEND" } else { "WGPU_BACKEND" };
+        if let Some(list) = env(backend_var).filter(|s| !s.is_empty()) {
+            let b = wgpu::Backends::from_comma_list(&list);
+            if b.is_empty() {
+                return Err(GpuError::BadEnv {
+                    var: if backend_var == "ZKGPU_BACKEND" { "ZKGPU_BACKEND" } else { "WGPU_BACKEND" },
+                    value: list,
+                    reason: "expected a comma list of vulkan, metal, dx12, gl, webgpu".into(),
+                });
+            }
+            o.backends = b;
+        }
+        match env("ZKGPU_LIMITS").as_deref() {
+            None | Some("") | Some("adapter") => {}
+            Some("webgpu-default") => o.limits = LimitsChoice::WebGpuDefault,
+            Some(v) => {
+                return Err(GpuError::BadEnv {
+                    var: "ZKGPU_LIMITS",
+                    value: v.into(),
+                    reason: "expected `adapter` or `webgpu-default`".into(),
+                });
+            }
+        }
+        Ok(o)
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::env::var(name).ok()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = name;
+        None
+    }
+}
+
+/// Shader runtime checks for a module.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Checks {
+    /// wgpu's defaults: bounds checks and loop bounding.
+    #[default]
+    Default,
+    /// Bounds checks kept, loop bounding off. NVIDIA runs loop-heavy kernels about 23 times
+    /// faster without it (shared/gpu/README.md). Only for modules whose every loop provably
+    /// terminates: each such kernel says why in a comment.
+    TrustedLoops,
+}
+
+/// How long one pipeline took to create.
+#[derive(Clone, Debug)]
+pub struct PipelineTiming {
+    /// Module name.
+    pub module: String,
+    /// Entry point.
+    pub entry: String,
+    /// Runtime checks it was built with.
+    pub checks: Checks,
+    /// Seconds spent in shader-module and pipeline creation (driver compile included).
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct PipelineKey {
+    module: String,
+    entry: String,
+    checks: Checks,
+    constants: Vec<(String, u64)>,
+}
+
+/// A compiled compute pipeline and its first bind group layout.
+#[derive(Debug)]
+pub struct Pipeline {
+    /// The pipeline.
+    pub pipeline: wgpu::ComputePipeline,
+    /// Layout of `@group(0)`.
+    pub layout: wgpu::BindGroupLayout,
+    /// Workgroup size in x the pipeline was built with, if the module exposes it as the
+    /// `WORKGROUP_SIZE` override.
+    pub workgroup_size: u32,
+}
+
+/// Adapter selection, device, queue, and the caches around them. Create one per process (or
+/// per test binary) and share it: every pipeline is compiled once per context.
+#[derive(Debug)]
+pub struct GpuContext {
+    adapter: wgpu::Adapter,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    limits: wgpu::Limits,
+    features: wgpu::Features,
+    modules: Mutex<HashMap<(String, Checks), wgpu::ShaderModule>>,
+    pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    timings: Mutex<Vec<PipelineTiming>>,
+    device_error: Arc<Mutex<Option<String>>>,
+}
+
+/// Orders adapter types by preference: discrete first, software last.
+fn type_rank(t: wgpu::DeviceType) -> u8 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+/// The hint of a [`GpuError::NoAdapter`].
+fn no_adapter_hint(opts: &ContextOptions, seen: &[wgpu::AdapterInfo]) -> String {
+    let mut h = String::new();
+    if let Some(name) = &opts.adapter_name {
+        h.push_str(&format!("no adapter's name contains {name:?} (ZKGPU_ADAPTER)"));
+    } else {
+        h.push_str(&format!("no adapter on backends {:?}", opts.backends));
+    }
+    if !seen.is_empty() {
+        let names: Vec<String> = seen.iter().map(|i| format!("{} ({:?})", i.name, i.backend)).collect();
+        h.push_str(&format!("; adapters present: {}", names.join(", ")));
+    }
+    h.push_str(
+        ". Without a GPU on Linux, install Mesa's software Vulkan driver: \
+         `sudo apt-get install -y mesa-vulkan-drivers` (Debian/Ubuntu), then run again; \
+         `zkgpu info` lists the adapters wgpu sees",
+    );
+    h
+}
+
+impl GpuContext {
+    /// Lists the adapters wgpu finds on `backends` (native targets only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn adapters(backends: wgpu::Backends) -> Vec<(wgpu::AdapterInfo, wgpu::Limits)> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        instance
+            .enumerate_adapters(backends)
+            .await
+            .into_iter()
+            .map(|a| (a.get_info(), a.limits()))
+            .collect()
+    }
+
+    /// Picks an adapter by `opts`, and opens a device with its limits (or WebGPU's defaults).
+    pub async fn new(opts: ContextOptions) -> Result<Self> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: opts.backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        let adapter = Self::pick_adapter(&instance, &opts).await?;
+        let info = adapter.get_info();
+        let wanted = wgpu::Features::TIMESTAMP_QUERY;
+        let features = adapter.features() & wanted;
+        let limits = match opts.limits {
+            LimitsChoice::Adapter => adapter.limits(),
+            LimitsChoice::WebGpuDefault => wgpu::Limits::default(),
+        };
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("zkgpu"),
+                required_features: features,
+                required_limits: limits.clone(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|source| GpuError::RequestDevice { adapter: info.name.clone(), source })?;
+        // wgpu's default handler panics on an uncaptured error; record it instead, so the next
+        // call returns a GpuError.
+        let device_error: Arc<Mutex<Option<String>>> = Arc::default();
+        {
+            let slot = device_error.clone();
+            device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+                tracing::error!("uncaptured GPU error: {e}");
+                let mut s = slot.lock().unwrap_or_else(PoisonError::into_inner);
+                s.get_or_insert_with(|| e.to_string());
+            }));
+            let slot = device_error.clone();
+            device.set_device_lost_callback(move |reason, msg| {
+                tracing::error!("GPU device lost ({reason:?}): {msg}");
+                let mut s = slot.lock().unwrap_or_else(PoisonError::into_inner);
+                s.get_or_insert_with(|| format!("device lost ({reason:?}): {msg}"));
+            });
+        }
+        tracing::info!(adapter = %info.name, backend = ?info.backend, "opened GPU device");
+        Ok(Self {
+            adapter,
+            device,
+            queue,
+            info,
+            limits,
+            features,
+            modules: Mutex::default(),
+            pipelines: Mutex::default(),
+            timings: Mutex::default(),
+            device_error,
+        })
+    }
+
+    /// [`GpuContext::new`] with options from the environment, blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_env_blocking() -> Result<Self> {
+        pollster::block_on(Self::new(ContextOptions::from_env()?))
+    }
+
+    /// [`GpuContext::new`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn new_blocking(opts: ContextOptions) -> Result<Self> {
+        pollster::block_on(Self::new(opts))
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    async fn pick_adapter(instance: &wgpu::Instance, opts: &ContextOptions) -> Result<wgpu::Adapter> {
+        let all = instance.enumerate_adapters(opts.backends).await;
+        let seen: Vec<wgpu::AdapterInfo> = all.iter().map(wgpu::Adapter::get_info).collect();
+        let wanted = opts.adapter_name.as_ref().map(|n| n.to_lowercase());
+        all.into_iter()
+            .filter(|a| match &wanted {
+                Some(n) => a.get_info().name.to_lowercase().contains(n),
+                None => true,
+            })
+            .min_by_key(|a| type_rank(a.get_info().device_type))
+            .ok_or_else(|| GpuError::NoAdapter { hint: no_adapter_hint(opts, &seen) })
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    async fn pick_adapter(instance: &wgpu::Instance, opts: &ContextOptions) -> Result<wgpu::Adapter> {
+        instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                force_fallback_adapter: false,
+                compatible_surface: None,
+            })
+            .await
+            .map_err(|e| GpuError::NoAdapter {
+                hint: format!(
+                    "{e}; the browser offers no WebGPU adapter (Chromium: --enable-unsafe-webgpu)"
+                ),
+            })
+            .and_then(|a| {
+                let _ = opts;
+                Ok(a)
+            })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The adapter.
+    pub fn adapter(&self) -> &wgpu::Adapter {
+        &self.adapter
+    }
+
+    /// The adapter's description.
+    pub fn info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    /// The limits the device was opened with.
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// Whether the device records GPU timestamps.
+    pub fn has_timestamps(&self) -> bool {
+        self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Largest storage binding in bytes.
+    pub fn max_binding_bytes(&self) -> u64 {
+        u64::from(self.limits.max_storage_buffer_binding_size).min(self.limits.max_buffer_size)
+    }
+
+    /// An error the device reported outside any error scope, or its loss, if any.
+    pub fn check_device(&self) -> Result<()> {
+        match self.device_error.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+            Some(e) => Err(GpuError::Device(e.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Creation times of every pipeline built so far, in order.
+    pub fn pipeline_timings(&self) -> Vec<PipelineTiming> {
+        self.timings.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The pipeline for `entry` of `module`, compiled on first use and cached for the
+    /// context's lifetime. `constants` set WGSL `override`s (`WORKGROUP_SIZE`, ...).
+    pub async fn pipeline(
+        &self,
+        module: &Composed,
+        entry: &str,
+        checks: Checks,
+        constants: &[(&str, f64)],
+    ) -> Result<Arc<Pipeline>> {
+        if !module.entry_points.contains(&entry) {
+            return Err(GpuError::NoEntryPoint { module: module.name.clone(), entry: entry.to_owned() });
+        }
+        let key = PipelineKey {
+            module: module.name.clone(),
+            entry: entry.to_owned(),
+            checks,
+            constants: constants.iter().map(|(k, v)| ((*k).to_owned(), v.to_bits())).collect(),
+        };
+        if let Some(p) = self.pipelines.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return Ok(p.clone());
+        }
+        let start = Instant::now();
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let shader = self.shader_module(module, checks);
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&format!("{}::{entry}", module.name)),
+            layout: None,
+            module: &shader,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                zero_initialize_workgroup_memory: true,
+            },
+            cache: None,
+        });
+        if let Some(e) = scope.pop().await {
+            return Err(GpuError::Pipeline {
+                module: module.name.clone(),
+                entry: entry.to_owned(),
+                message: e.to_string(),
+            });
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        tracing::debug!(module = %module.name, entry, ?checks, seconds, "created pipeline");
+        self.timings.lock().unwrap_or_else(PoisonError::into_inner).push(PipelineTiming {
+            module: module.name.clone(),
+            entry: entry.to_owned(),
+            checks,
+            seconds,
+        });
+        let workgroup_size = constants
+            .iter()
+            .find(|(k, _)| *k == "WORKGROUP_SIZE")
+            .map_or(64, |(_, v)| *v as u32);
+        let p = Arc::new(Pipeline { layout: pipeline.get_bind_group_layout(0), pipeline, workgroup_size });
+        self.pipelines.lock().unwrap_or_else(PoisonError::into_inner).insert(key, p.clone());
+        Ok(p)
+    }
+
+    /// [`GpuContext::pipeline`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn pipeline_blocking(
+        &self,
+        module: &Composed,
+        entry: &str,
+        checks: Checks,
+        constants: &[(&str, f64)],
+    ) -> Result<Arc<Pipeline>> {
+        pollster::block_on(self.pipeline(module, entry, checks, constants))
+    }
+
+    fn shader_module(&self, module: &Composed, checks: Checks) -> wgpu::ShaderModule {
+        let key = (module.name.clone(), checks);
+        let mut cache = self.modules.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(m) = cache.get(&key) {
+            return m.clone();
+        }
+        let desc = wgpu::ShaderModuleDescriptor {
+            label: Some(&module.name),
+            source: wgpu::ShaderSource::Wgsl(module.source().into()),
+        };
+        let m = match checks {
+            Checks::Default => self.device.create_shader_module(desc),
+            Checks::TrustedLoops => trusted_module(&self.device, desc),
+        };
+        cache.insert(key, m.clone());
+        m
+    }
+
+    /// Checks `bytes` against the binding and buffer limits.
+    pub fn check_binding_size(&self, label: &str, bytes: u64) -> Result<()> {
+        let check = |limit: u64, which| {
+            if bytes > limit {
+                Err(GpuError::BufferTooLarge { label: label.to_owned(), bytes, limit, which })
+            } else {
+                Ok(())
+            }
+        };
+        check(self.limits.max_buffer_size, "max_buffer_size")?;
+        check(u64::from(self.limits.max_storage_buffer_binding_size), "max_storage_buffer_binding_size")
+    }
+
+    /// A storage buffer holding `data` (at least 4 bytes, so empty inputs still bind).
+    pub fn storage_buffer<T: bytemuck::Pod>(&self, label: &str, data: &[T]) -> Result<wgpu::Buffer> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let size = (bytes.len() as u64).max(4).next_multiple_of(4);
+        self.check_binding_size(label, size)?;
+        let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        if !bytes.is_empty() {
+            self.queue.write_buffer(&buf, 0, bytes);
+        }
+        Ok(buf)
+    }
+
+    /// A zero-filled storage buffer of `bytes` bytes (rounded up to 4).
+    pub fn storage_zeroed(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
+        let size = bytes.max(4).next_multiple_of(4);
+        self.check_binding_size(label, size)?;
+        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        }))
+    }
+
+    /// A uniform buffer holding `value`.
+    pub fn uniform_buffer<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
+        let bytes = bytemuck::bytes_of(value);
+        let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: (bytes.len() as u64).next_multiple_of(16),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue.write_buffer(&buf, 0, bytes);
+        buf
+    }
+
+    /// A bind group of `@group(0)` binding each `(index, buffer)` pair (whole buffers).
+    /// Pipelines use layouts derived from the shader, which hold only the bindings their entry
+    /// point uses: pass exactly those.
+    pub fn bind_group(&self, pipeline: &Pipeline, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+            .iter()
+            .map(|(i, b)| wgpu::BindGroupEntry { binding: *i, resource: b.as_entire_binding() })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.layout,
+            entries: &entries,
+        })
+    }
+
+    /// Waits until the GPU has finished all submitted work (native), then reports any device
+    /// error.
+    pub fn wait(&self) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .map_err(|e| GpuError::Poll(e.to_string()))?;
+        self.check_device()
+    }
+
+    /// Copies the first `bytes` bytes of `buffer` (which needs `COPY_SRC`) back to the host.
+    pub async fn read_back<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<T>> {
+        let label = "readback";
+        let size = bytes.next_multiple_of(4).max(4);
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        self.queue.submit([enc.finish()]);
+        let (tx, rx) = futures_channel::oneshot::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        let mapped = rx
+            .await
+            .map_err(|_| GpuError::Readback { label: label.into(), message: "map callback dropped".into() })?;
+        mapped.map_err(|e| GpuError::Readback { label: label.into(), message: e.to_string() })?;
+        let out = {
+            let view = staging
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| GpuError::Readback { label: label.into(), message: e.to_string() })?;
+            let n = (bytes as usize) / std::mem::size_of::<T>();
+            bytemuck::cast_slice::<u8, T>(&view[..n * std::mem::size_of::<T>()]).to_vec()
+        };
+        staging.unmap();
+        Ok(out)
+    }
+
+    /// Runs `record` in one compute pass, submits it and waits; returns the pass's GPU time
+    /// from timestamp queries where the device has them, else the wall time of submit-to-done.
+    pub async fn timed_pass(&self, label: &str, record: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Result<f64> {
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        let queries = self.has_timestamps().then(|| {
+            let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some(label),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            });
+            let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            (set, resolve)
+        });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: queries.as_ref().map(|(set, _)| wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: Some(0),
+                    end_of_pass_write_index: Some(1),
+                }),
+            });
+            record(&mut pass);
+        }
+        if let Some((set, resolve)) = &queries {
+            enc.resolve_query_set(set, 0..2, resolve, 0);
+        }
+        let start = Instant::now();
+        self.queue.submit([enc.finish()]);
+        self.wait()?;
+        let wall = start.elapsed().as_secs_f64();
+        match &queries {
+            Some((_, resolve)) => {
+                let ticks: Vec<u64> = self.read_back(resolve, 16).await?;
+                let period = f64::from(self.queue.get_timestamp_period());
+                let gpu = ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-9;
+                // Some drivers report zeros; fall back to the wall time then.
+                Ok(if gpu > 0.0 { gpu } else { wall })
+            }
+            None => Ok(wall),
+        }
+    }
+}
+
+/// A shader module with loop bounding off and bounds checks on.
+#[allow(unsafe_code)]
+fn trusted_module(device: &wgpu::Device, desc: wgpu::ShaderModuleDescriptor<'_>) -> wgpu::ShaderModule {
+    // SAFETY: only modules built with `Checks::TrustedLoops` come here, and each such kernel
+    // documents why every loop terminates (counters rising to uniform or constant bounds).
+    // Bounds checks stay on, so no access can leave its binding.
+    unsafe {
+        device.create_shader_module_trusted(
+            desc,
+            wgpu::ShaderRuntimeChecks { bounds_checks: true, force_loop_bounding: false, ..Default::default() },
+        )
+    }
+}
+
+/// A 2-D dispatch grid covering `n` invocations in workgroups of `wg` (WebGPU allows 65,535
+/// workgroups per dimension): returns (workgroups in x, workgroups in y, invocations per row).
+pub fn grid(n: u32, wg: u32, max_per_dim: u32) -> (u32, u32, u32) {
+    let groups = n.div_ceil(wg).max(1);
+    if groups <= max_per_dim {
+        (groups, 1, groups * wg)
+    } else {
+        let y = groups.div_ceil(max_per_dim);
+        let x = groups.div_ceil(y);
+        (x, y, x * wg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_covers_every_invocation() {
+        for n in [1u32, 63, 64, 65, 65535 * 64, 65535 * 64 + 1, 1 << 26] {
+            let (x, y, stride) = grid(n, 64, 65535);
+            assert!(x <= 65535 && y <= 65535);
+            assert_eq!(stride, x * 64);
+            assert!(u64::from(x) * u64::from(y) * 64 >= u64::from(n));
+        }
+    }
+
+    #[test]
+    fn no_adapter_hint_says_how_to_get_one() {
+        let h = no_adapter_hint(&ContextOptions::default(), &[]);
+        assert!(h.contains("apt-get install -y mesa-vulkan-drivers"));
+    }
+}

@@ -1,0 +1,231 @@
+//! Elementwise field kernels (`shaders/kernels/field_ops.wgsl`): the GPU side of the field
+//! tests and of `zkgpu bench field`.
+
+use zkgpu_shaders::{Composed, FieldModule, field_ops};
+
+use crate::context::{Checks, GpuContext, grid};
+use crate::error::{GpuError, Result};
+
+/// One elementwise operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldOp {
+    /// `a + b`
+    Add,
+    /// `a - b`
+    Sub,
+    /// `-a`
+    Neg,
+    /// `2a`
+    Double,
+    /// `a b` (Montgomery)
+    Mul,
+    /// `a^2` (Montgomery)
+    Square,
+    /// `a R`
+    ToMont,
+    /// `a R^-1`
+    FromMont,
+    /// `a == 0`, one word (0 or 1) per element
+    IsZero,
+    /// `a == b`, one word per element
+    Eq,
+    /// `a b^reps` by `reps` dependent multiplications
+    MulChain {
+        /// Multiplications per element.
+        reps: u32,
+    },
+}
+
+impl FieldOp {
+    /// Every operation (the chain with 3 repetitions).
+    pub const ALL: [FieldOp; 11] = [
+        FieldOp::Add,
+        FieldOp::Sub,
+        FieldOp::Neg,
+        FieldOp::Double,
+        FieldOp::Mul,
+        FieldOp::Square,
+        FieldOp::ToMont,
+        FieldOp::FromMont,
+        FieldOp::IsZero,
+        FieldOp::Eq,
+        FieldOp::MulChain { reps: 3 },
+    ];
+
+    /// The kernel's entry point.
+    pub fn entry(self) -> &'static str {
+        match self {
+            FieldOp::Add => "field_add",
+            FieldOp::Sub => "field_sub",
+            FieldOp::Neg => "field_neg",
+            FieldOp::Double => "field_double",
+            FieldOp::Mul => "field_mul",
+            FieldOp::Square => "field_square",
+            FieldOp::ToMont => "field_to_mont",
+            FieldOp::FromMont => "field_from_mont",
+            FieldOp::IsZero => "field_is_zero",
+            FieldOp::Eq => "field_eq",
+            FieldOp::MulChain { .. } => "field_mul_chain",
+        }
+    }
+
+    /// Whether it reads `b`.
+    pub fn binary(self) -> bool {
+        matches!(self, FieldOp::Add | FieldOp::Sub | FieldOp::Mul | FieldOp::Eq | FieldOp::MulChain { .. })
+    }
+
+    /// Whether it returns one 0/1 word per element instead of an element.
+    pub fn predicate(self) -> bool {
+        matches!(self, FieldOp::IsZero | FieldOp::Eq)
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct FieldOpsParams {
+    count: u32,
+    reps: u32,
+    row_stride: u32,
+    _pad: u32,
+}
+
+/// Timing of one [`FieldKernels::bench_mul_chain`] run.
+#[derive(Clone, Copy, Debug)]
+pub struct ChainBench {
+    /// Elements (invocations).
+    pub count: u32,
+    /// Multiplications per element.
+    pub reps: u32,
+    /// Median GPU seconds of the timed runs.
+    pub seconds: f64,
+    /// Field multiplications per second.
+    pub mults_per_second: f64,
+    /// Seconds to create the pipeline (first use in this context; 0 if it was cached).
+    pub pipeline_seconds: f64,
+}
+
+/// The elementwise kernels of one field.
+#[derive(Debug)]
+pub struct FieldKernels<'c> {
+    ctx: &'c GpuContext,
+    field: FieldModule,
+    module: Composed,
+}
+
+const WORKGROUP_SIZE: u32 = 64;
+
+impl<'c> FieldKernels<'c> {
+    /// The kernels of `field` on `ctx`.
+    pub fn new(ctx: &'c GpuContext, field: FieldModule) -> Self {
+        Self { ctx, field, module: field_ops(field) }
+    }
+
+    /// u32 words per element.
+    pub fn words(&self) -> usize {
+        self.field.words() as usize
+    }
+
+    fn count_of(&self, a: &[u32]) -> Result<u32> {
+        let w = self.words();
+        if a.len() % w != 0 {
+            return Err(GpuError::InvalidInput(format!(
+                "{} words is not a whole number of {}-word elements",
+                a.len(),
+                w
+            )));
+        }
+        u32::try_from(a.len() / w).map_err(|_| GpuError::InvalidInput("more than 2^32 elements".into()))
+    }
+
+    /// Prepares buffers and a bind group for `op` over `a` (and `b`).
+    fn setup(
+        &self,
+        op: FieldOp,
+        a: &[u32],
+        b: &[u32],
+        pipeline: &crate::Pipeline,
+    ) -> Result<(u32, wgpu::Buffer, wgpu::BindGroup, (u32, u32))> {
+        let count = self.count_of(a)?;
+        if op.binary() && b.len() != a.len() {
+            return Err(GpuError::InvalidInput(format!(
+                "operands differ in length: {} and {} words",
+                a.len(),
+                b.len()
+            )));
+        }
+        let (x, y, row_stride) = grid(count, WORKGROUP_SIZE, self.ctx.limits().max_compute_workgroups_per_dimension);
+        let reps = match op {
+            FieldOp::MulChain { reps } => reps,
+            _ => 0,
+        };
+        let buf_a = self.ctx.storage_buffer("field_ops a", a)?;
+        let buf_b = if op.binary() { Some(self.ctx.storage_buffer("field_ops b", b)?) } else { None };
+        let out = self.ctx.storage_zeroed("field_ops out", (a.len() * 4) as u64)?;
+        let params = self.ctx.uniform_buffer("field_ops params", &FieldOpsParams { count, reps, row_stride, _pad: 0 });
+        let mut entries = vec![(0, &buf_a), (2, &out), (3, &params)];
+        if let Some(bb) = &buf_b {
+            entries.push((1, bb));
+        }
+        let bg = self.ctx.bind_group(pipeline, &entries);
+        Ok((count, out, bg, (x, y)))
+    }
+
+    /// Runs `op` over the elements of `a` (and `b`), `words()` limbs each, and returns the
+    /// output: elements, or one 0/1 word per element for predicates.
+    pub async fn run(&self, op: FieldOp, a: &[u32], b: &[u32], checks: Checks) -> Result<Vec<u32>> {
+        let pipeline = self.ctx.pipeline(&self.module, op.entry(), checks, &[]).await?;
+        let (count, out, bg, (x, y)) = self.setup(op, a, b, &pipeline)?;
+        self.ctx
+            .timed_pass(op.entry(), |pass| {
+                pass.set_pipeline(&pipeline.pipeline);
+                pass.set_bind_group(0, &bg, &[]);
+                pass.dispatch_workgroups(x, y, 1);
+            })
+            .await?;
+        let words: Vec<u32> = self.ctx.read_back(&out, (a.len() * 4) as u64).await?;
+        if op.predicate() {
+            Ok(words.chunks_exact(self.words()).take(count as usize).map(|c| c[0]).collect())
+        } else {
+            Ok(words)
+        }
+    }
+
+    /// [`FieldKernels::run`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run_blocking(&self, op: FieldOp, a: &[u32], b: &[u32], checks: Checks) -> Result<Vec<u32>> {
+        pollster::block_on(self.run(op, a, b, checks))
+    }
+
+    /// Times `a b^reps` over `a.len() / words()` elements: one warm-up run, then `runs` timed
+    /// runs; reports the median.
+    pub async fn bench_mul_chain(&self, a: &[u32], b: &[u32], reps: u32, runs: usize, checks: Checks) -> Result<ChainBench> {
+        let before = self.ctx.pipeline_timings().len();
+        let op = FieldOp::MulChain { reps };
+        let pipeline = self.ctx.pipeline(&self.module, op.entry(), checks, &[]).await?;
+        let pipeline_seconds = self.ctx.pipeline_timings().get(before).map_or(0.0, |t| t.seconds);
+        let (count, _out, bg, (x, y)) = self.setup(op, a, b, &pipeline)?;
+        let mut times = Vec::with_capacity(runs);
+        for i in 0..=runs.max(1) {
+            let t = self
+                .ctx
+                .timed_pass("field_mul_chain", |pass| {
+                    pass.set_pipeline(&pipeline.pipeline);
+                    pass.set_bind_group(0, &bg, &[]);
+                    pass.dispatch_workgroups(x, y, 1);
+                })
+                .await?;
+            if i > 0 {
+                times.push(t);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let seconds = times[times.len() / 2];
+        Ok(ChainBench {
+            count,
+            reps,
+            seconds,
+            mults_per_second: f64::from(count) * f64::from(reps) / seconds,
+            pipeline_seconds,
+        })
+    }
+}

@@ -1,0 +1,221 @@
+//! Shader composition: which WGSL fragments, in which order, make each shipped module.
+//!
+//! This file is compiled twice: into the library, and into `build.rs` (through `#[path]`),
+//! which validates every module [`all`] lists with naga before anything can ship it. It
+//! therefore uses only `std`.
+//!
+//! WGSL has no namespaces or generics. Generated field modules use fixed prefixes (`fq_`,
+//! `fr_`, `fq2_`); kernels that work over any field are written against `Fe` and `fe_*`, and
+//! [`field_shim`] binds those names to one field with a few one-line forwarding functions
+//! (inlined by every compiler, so they add no call sites).
+
+/// One piece of WGSL: a file of `shaders/`, or text made here.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// Where it comes from, for error messages: `shaders/...` or `<shim ...>`.
+    pub origin: String,
+    /// The WGSL text.
+    pub text: String,
+}
+
+/// A shader module: parts concatenated in order.
+#[derive(Clone, Debug)]
+pub struct Composed {
+    /// Stable name, also the wgpu label: `field_ops/bls12_381_fq`.
+    pub name: String,
+    /// The parts, in order.
+    pub parts: Vec<Part>,
+    /// Compute entry points the module defines.
+    pub entry_points: &'static [&'static str],
+}
+
+impl Composed {
+    /// The full WGSL source.
+    pub fn source(&self) -> String {
+        let mut s = String::new();
+        for p in &self.parts {
+            s.push_str(&p.text);
+            if !p.text.ends_with('\n') {
+                s.push('\n');
+            }
+        }
+        s
+    }
+
+    /// Maps a 1-based line of [`Composed::source`] back to (origin, 1-based line in the part).
+    pub fn locate(&self, line: usize) -> Option<(String, usize)> {
+        let mut first = 1usize;
+        for p in &self.parts {
+            let lines = p.text.lines().count().max(1);
+            if line < first + lines {
+                return Some((p.origin.clone(), line - first + 1));
+            }
+            first += lines;
+        }
+        None
+    }
+}
+
+macro_rules! fragment {
+    ($path:literal) => {
+        Part {
+            origin: concat!("shaders/", $path).to_string(),
+            text: include_str!(concat!("../../../shaders/", $path)).to_string(),
+        }
+    };
+}
+
+/// A field with a generated WGSL module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FieldModule {
+    /// BLS12-381 base field, `fq_*`.
+    Bls12_381Fq,
+    /// BLS12-381 scalar field, `fr_*`.
+    Bls12_381Fr,
+    /// BLS12-377 base field, `fq_*`.
+    Bls12_377Fq,
+    /// BLS12-377 scalar field (ed-on-bls12-377's base field), `fr_*`.
+    Bls12_377Fr,
+    /// BLS12-381 Fq2, `fq2_*` over `fq_*`.
+    Bls12_381Fq2,
+    /// BLS12-377 Fq2, `fq2_*` over `fq_*`.
+    Bls12_377Fq2,
+}
+
+impl FieldModule {
+    /// Every field module.
+    pub const ALL: [FieldModule; 6] = [
+        FieldModule::Bls12_381Fq,
+        FieldModule::Bls12_381Fr,
+        FieldModule::Bls12_377Fq,
+        FieldModule::Bls12_377Fr,
+        FieldModule::Bls12_381Fq2,
+        FieldModule::Bls12_377Fq2,
+    ];
+
+    /// Stable identifier (the generated file's stem).
+    pub fn id(self) -> &'static str {
+        match self {
+            FieldModule::Bls12_381Fq => "bls12_381_fq",
+            FieldModule::Bls12_381Fr => "bls12_381_fr",
+            FieldModule::Bls12_377Fq => "bls12_377_fq",
+            FieldModule::Bls12_377Fr => "bls12_377_fr",
+            FieldModule::Bls12_381Fq2 => "bls12_381_fq2",
+            FieldModule::Bls12_377Fq2 => "bls12_377_fq2",
+        }
+    }
+
+    /// The WGSL prefix and type of the field's functions.
+    pub fn prefix_and_type(self) -> (&'static str, &'static str) {
+        match self {
+            FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq => ("fq", "Fq"),
+            FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr => ("fr", "Fr"),
+            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => ("fq2", "Fq2"),
+        }
+    }
+
+    /// u32 words (13-bit limbs) per element.
+    pub fn words(self) -> u32 {
+        match self {
+            FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq => 30,
+            FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr => 20,
+            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => 60,
+        }
+    }
+
+    /// The generated fragments that define the field, dependencies first.
+    pub fn parts(self) -> Vec<Part> {
+        match self {
+            FieldModule::Bls12_381Fq => vec![fragment!("generated/bls12_381_fq.wgsl")],
+            FieldModule::Bls12_381Fr => vec![fragment!("generated/bls12_381_fr.wgsl")],
+            FieldModule::Bls12_377Fq => vec![fragment!("generated/bls12_377_fq.wgsl")],
+            FieldModule::Bls12_377Fr => vec![fragment!("generated/bls12_377_fr.wgsl")],
+            FieldModule::Bls12_381Fq2 => vec![
+                fragment!("generated/bls12_381_fq.wgsl"),
+                fragment!("generated/bls12_381_fq2.wgsl"),
+            ],
+            FieldModule::Bls12_377Fq2 => vec![
+                fragment!("generated/bls12_377_fq.wgsl"),
+                fragment!("generated/bls12_377_fq2.wgsl"),
+            ],
+        }
+    }
+}
+
+/// Functions every field module defines, with their arity (1 or 2) and whether they return
+/// `bool` instead of an element.
+pub const FIELD_FUNCTIONS: &[(&str, u8, bool)] = &[
+    ("add", 2, false),
+    ("sub", 2, false),
+    ("neg", 1, false),
+    ("double", 1, false),
+    ("mul", 2, false),
+    ("square", 1, false),
+    ("to_mont", 1, false),
+    ("from_mont", 1, false),
+    ("is_zero", 1, true),
+    ("eq", 2, true),
+];
+
+/// Binds `Fe`, `FE_WORDS`, `fe_from_words`, `fe_to_words` and `fe_<op>` to field `f`.
+pub fn field_shim(f: FieldModule) -> Part {
+    let (pre, ty) = f.prefix_and_type();
+    let w = f.words();
+    let mut s = format!("alias Fe = {ty};\nconst FE_WORDS: u32 = {w}u;\n");
+    match f {
+        FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => {
+            let h = w / 2;
+            s.push_str(&format!(
+                "fn fe_from_words(w: array<u32, {w}>) -> Fe {{\n    var r: Fe;\n    for (var i = 0u; i < {h}u; i++) {{\n        r.c0[i] = w[i];\n        r.c1[i] = w[i + {h}u];\n    }}\n    return r;\n}}\n"
+            ));
+            s.push_str(&format!(
+                "fn fe_to_words(x: Fe) -> array<u32, {w}> {{\n    var w: array<u32, {w}>;\n    for (var i = 0u; i < {h}u; i++) {{\n        w[i] = x.c0[i];\n        w[i + {h}u] = x.c1[i];\n    }}\n    return w;\n}}\n"
+            ));
+        }
+        _ => {
+            s.push_str(&format!("fn fe_from_words(w: array<u32, {w}>) -> Fe {{\n    return w;\n}}\n"));
+            s.push_str(&format!("fn fe_to_words(x: Fe) -> array<u32, {w}> {{\n    return x;\n}}\n"));
+        }
+    }
+    for (op, arity, boolean) in FIELD_FUNCTIONS {
+        let ret = if *boolean { "bool" } else { "Fe" };
+        let (params, args) = if *arity == 1 { ("a: Fe", "a") } else { ("a: Fe, b: Fe", "a, b") };
+        s.push_str(&format!("fn fe_{op}({params}) -> {ret} {{\n    return {pre}_{op}({args});\n}}\n"));
+    }
+    Part { origin: format!("<fe shim for {}>", f.id()), text: s }
+}
+
+/// Entry points of the elementwise field kernel module.
+pub const FIELD_OPS_ENTRY_POINTS: &[&str] = &[
+    "field_add",
+    "field_sub",
+    "field_neg",
+    "field_double",
+    "field_mul",
+    "field_square",
+    "field_to_mont",
+    "field_from_mont",
+    "field_is_zero",
+    "field_eq",
+    "field_mul_chain",
+];
+
+/// The elementwise field kernels (`shaders/kernels/field_ops.wgsl`) over field `f`.
+pub fn field_ops(f: FieldModule) -> Composed {
+    let mut parts = f.parts();
+    parts.push(field_shim(f));
+    parts.push(fragment!("kernels/field_ops.wgsl"));
+    Composed { name: format!("field_ops/{}", f.id()), parts, entry_points: FIELD_OPS_ENTRY_POINTS }
+}
+
+/// The standalone generated field modules (no entry points).
+pub fn field_library(f: FieldModule) -> Composed {
+    Composed { name: format!("field/{}", f.id()), parts: f.parts(), entry_points: &[] }
+}
+
+/// Every shipped module: what `build.rs` validates.
+pub fn all() -> Vec<Composed> {
+    let mut v: Vec<Composed> = FieldModule::ALL.iter().map(|&f| field_library(f)).collect();
+    v.extend(FieldModule::ALL.iter().map(|&f| field_ops(f)));
+    v
+}
