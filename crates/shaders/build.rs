@@ -22,7 +22,10 @@ fn main() {
         for e in &errors {
             eprintln!("{e}\n");
         }
-        eprintln!("error: {} WGSL module(s) failed naga validation", errors.len());
+        eprintln!(
+            "error: {} WGSL module(s) failed naga validation",
+            errors.len()
+        );
         std::process::exit(1);
     }
 }
@@ -54,7 +57,10 @@ fn validate(m: &compose::Composed) -> Result<(), String> {
         })?;
     for ep in m.entry_points {
         if !module.entry_points.iter().any(|e| e.name == *ep) {
-            return Err(format!("error: module `{}` has no entry point `{ep}`", m.name));
+            return Err(format!(
+                "error: module `{}` has no entry point `{ep}`",
+                m.name
+            ));
         }
     }
     Ok(())

@@ -14,7 +14,12 @@ fn usage() -> ExitCode {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["gen-shaders"] => gen_shaders(false),
         ["gen-shaders", "--check"] => gen_shaders(true),
         _ => usage(),
@@ -42,7 +47,8 @@ fn gen_shaders(check: bool) -> ExitCode {
         if check {
             stale.push(path);
         } else {
-            if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text)) {
+            if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text))
+            {
                 eprintln!("error: writing {}: {e}", path.display());
                 return ExitCode::FAILURE;
             }
@@ -53,7 +59,9 @@ fn gen_shaders(check: bool) -> ExitCode {
     if let Ok(entries) = std::fs::read_dir(&dir) {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            let known = modules.iter().any(|(stem, _)| format!("{stem}.wgsl") == name);
+            let known = modules
+                .iter()
+                .any(|(stem, _)| format!("{stem}.wgsl") == name);
             if name.ends_with(".wgsl") && !known {
                 if check {
                     stale.push(e.path());
@@ -65,12 +73,17 @@ fn gen_shaders(check: bool) -> ExitCode {
     }
     if check {
         if stale.is_empty() {
-            println!("shaders/generated is up to date ({} modules)", modules.len());
+            println!(
+                "shaders/generated is up to date ({} modules)",
+                modules.len()
+            );
         } else {
             for p in &stale {
                 eprintln!("stale: {}", p.display());
             }
-            eprintln!("error: generated shaders are out of date; run `cargo xtask gen-shaders` and commit the result");
+            eprintln!(
+                "error: generated shaders are out of date; run `cargo xtask gen-shaders` and commit the result"
+            );
             return ExitCode::FAILURE;
         }
     }

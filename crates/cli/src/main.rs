@@ -1,1 +1,107 @@
-fn main(){}
+//! `zkgpu`: adapter information and benchmarks that check every GPU result against arkworks.
+
+#![allow(clippy::print_stdout)]
+
+mod field_bench;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use zkgpu_runtime::GpuContext;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "zkgpu",
+    version,
+    about = "Zero-knowledge proving on any GPU (WGSL through wgpu)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the adapters wgpu sees, their backends and limits, and the one zkgpu would pick.
+    Info,
+    /// Benchmarks; each checks its GPU results against arkworks and fails if they differ.
+    Bench {
+        #[command(subcommand)]
+        what: BenchWhat,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum BenchWhat {
+    /// Montgomery multiplications per second of each field, beside the H100 ceiling and
+    /// arkworks on this machine's CPU cores.
+    Field(field_bench::FieldArgs),
+}
+
+/// Shader runtime checks to benchmark with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ChecksArg {
+    /// wgpu's default checks (loop bounding on).
+    Default,
+    /// Loop bounding off (bounds checks on).
+    Trusted,
+    /// Both, one row each.
+    Both,
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ZKGPU_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info => info(),
+        Command::Bench {
+            what: BenchWhat::Field(args),
+        } => field_bench::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn info() -> Result<(), Box<dyn std::error::Error>> {
+    let opts = zkgpu_runtime::ContextOptions::from_env()?;
+    let adapters = pollster::block_on(GpuContext::adapters(opts.backends));
+    if adapters.is_empty() {
+        println!("no adapters found on backends {:?}", opts.backends);
+    }
+    for (i, (a, l)) in adapters.iter().enumerate() {
+        println!("adapter {i}: {}", a.name);
+        println!(
+            "  backend {:?}, type {:?}, vendor {:#06x}, device {:#06x}",
+            a.backend, a.device_type, a.vendor, a.device
+        );
+        println!("  driver: {} {}", a.driver, a.driver_info);
+        println!(
+            "  limits: storage binding {} MiB, buffer {} MiB, workgroup memory {} KiB, {} invocations/workgroup, {} workgroups/dimension, {} storage buffers/stage",
+            l.max_storage_buffer_binding_size >> 20,
+            l.max_buffer_size >> 20,
+            l.max_compute_workgroup_storage_size >> 10,
+            l.max_compute_invocations_per_workgroup,
+            l.max_compute_workgroups_per_dimension,
+            l.max_storage_buffers_per_shader_stage
+        );
+    }
+    let ctx = GpuContext::new_blocking(opts)?;
+    println!(
+        "zkgpu would use: {} ({:?}), timestamps {}",
+        ctx.info().name,
+        ctx.info().backend,
+        if ctx.has_timestamps() { "yes" } else { "no" }
+    );
+    Ok(())
+}

@@ -106,7 +106,10 @@ where
 
     fn decode_with(ctx: &Self::Ctx, words: &[u32], index: usize) -> Result<Self, DecodeError> {
         let (w0, w1) = words.split_at(<P::Fp as LimbEncode>::WORDS);
-        Ok(Self::new(P::Fp::decode_with(ctx, w0, index)?, P::Fp::decode_with(ctx, w1, index)?))
+        Ok(Self::new(
+            P::Fp::decode_with(ctx, w0, index)?,
+            P::Fp::decode_with(ctx, w1, index)?,
+        ))
     }
 }
 
@@ -131,7 +134,11 @@ pub fn join_limbs<const N: usize>(limbs: &[u32], index: usize) -> Result<[u64; N
     let mut out = [0u64; N];
     for (k, &l) in limbs.iter().enumerate() {
         if l > LIMB_MASK {
-            return Err(DecodeError::LimbRange { index, limb: k, value: l });
+            return Err(DecodeError::LimbRange {
+                index,
+                limb: k,
+                value: l,
+            });
         }
         let bit = LIMB_BITS as usize * k;
         let (w, s) = (bit / 64, bit % 64);
@@ -168,7 +175,10 @@ pub fn encode<F: LimbEncode>(x: &F) -> Vec<u32> {
 /// One element from its limbs.
 pub fn decode<F: LimbEncode>(words: &[u32]) -> Result<F, DecodeError> {
     if words.len() != F::WORDS {
-        return Err(DecodeError::Length { per_element: F::WORDS, got: words.len() });
+        return Err(DecodeError::Length {
+            per_element: F::WORDS,
+            got: words.len(),
+        });
     }
     F::decode_with(&F::ctx(), words, 0)
 }
@@ -198,8 +208,11 @@ pub fn encode_slice<F: LimbEncode>(xs: &[F]) -> Vec<u32> {
 
 /// Decodes consecutive elements; the first bad element's error is returned.
 pub fn decode_slice<F: LimbEncode>(words: &[u32]) -> Result<Vec<F>, DecodeError> {
-    if words.len() % F::WORDS != 0 {
-        return Err(DecodeError::Length { per_element: F::WORDS, got: words.len() });
+    if !words.len().is_multiple_of(F::WORDS) {
+        return Err(DecodeError::Length {
+            per_element: F::WORDS,
+            got: words.len(),
+        });
     }
     let ctx = F::ctx();
     words
@@ -230,7 +243,10 @@ mod tests {
 
     #[test]
     fn join_rejects_wide_limbs() {
-        assert!(matches!(join_limbs::<1>(&[0x2000], 0), Err(DecodeError::LimbRange { .. })));
+        assert!(matches!(
+            join_limbs::<1>(&[0x2000], 0),
+            Err(DecodeError::LimbRange { .. })
+        ));
         // Five 13-bit limbs are 65 bits: the top bit does not fit in one u64.
         assert!(matches!(
             join_limbs::<1>(&[0, 0, 0, 0, 0x1000], 0),

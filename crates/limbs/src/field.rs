@@ -35,14 +35,56 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
         v
     };
     vec![
-        add(p, "add", Src::Arg(0), Src::Arg(1), "a + b (canonical in, canonical out)"),
-        add(p, "double", Src::Arg(0), Src::Arg(0), "2a (canonical in, canonical out)"),
-        sub(p, "sub", Src::Arg(0), Src::Arg(1), "a - b (canonical in, canonical out)"),
-        sub(p, "neg", Src::Const(vec![0; p.n_limbs]), Src::Arg(0), "-a (canonical in, canonical out)"),
-        mul(p, "mul", Src::Arg(0), Src::Arg(1), "a b R^-1: CIOS Montgomery product, lazy carries (inputs < 2p, canonical out)"),
+        add(
+            p,
+            "add",
+            Src::Arg(0),
+            Src::Arg(1),
+            "a + b (canonical in, canonical out)",
+        ),
+        add(
+            p,
+            "double",
+            Src::Arg(0),
+            Src::Arg(0),
+            "2a (canonical in, canonical out)",
+        ),
+        sub(
+            p,
+            "sub",
+            Src::Arg(0),
+            Src::Arg(1),
+            "a - b (canonical in, canonical out)",
+        ),
+        sub(
+            p,
+            "neg",
+            Src::Const(vec![0; p.n_limbs]),
+            Src::Arg(0),
+            "-a (canonical in, canonical out)",
+        ),
+        mul(
+            p,
+            "mul",
+            Src::Arg(0),
+            Src::Arg(1),
+            "a b R^-1: CIOS Montgomery product, lazy carries (inputs < 2p, canonical out)",
+        ),
         square(p),
-        mul(p, "to_mont", Src::Arg(0), Src::Const(p.r2_limbs.clone()), "a R: into Montgomery form (a R^2 R^-1; input < 2p, canonical out)"),
-        mul(p, "from_mont", Src::Arg(0), Src::Const(one), "a R^-1: out of Montgomery form (input < 2p, canonical out)"),
+        mul(
+            p,
+            "to_mont",
+            Src::Arg(0),
+            Src::Const(p.r2_limbs.clone()),
+            "a R: into Montgomery form (a R^2 R^-1; input < 2p, canonical out)",
+        ),
+        mul(
+            p,
+            "from_mont",
+            Src::Arg(0),
+            Src::Const(one),
+            "a R^-1: out of Montgomery form (input < 2p, canonical out)",
+        ),
         is_zero(p),
         eq(p),
     ]
@@ -60,7 +102,12 @@ pub fn program(p: &FieldParams, name: &str) -> Option<Program> {
 /// `n^2 + n^2 + n` u32 multiplications; literal operands are folded.
 fn mul(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
     let n = p.n_limbs;
-    let mut b = ProgramBuilder::new(name, 1 + u8::from(matches!(y, Src::Arg(1))), Returns::Element, doc);
+    let mut b = ProgramBuilder::new(
+        name,
+        1 + u8::from(matches!(y, Src::Arg(1))),
+        Returns::Element,
+        doc,
+    );
     let s: Vec<Var> = (0..n).map(|j| b.var(format!("s{j}"))).collect();
     // Which accumulators are known to be zero at generation time.
     let mut zero = vec![true; n];
@@ -80,14 +127,21 @@ fn mul(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
         let have_q = match Expr::sum(t_terms) {
             Some(e) => {
                 b.assign(t, e);
-                let q_expr = Expr::and(
-                    Expr::Mul(Box::new(Expr::and(Expr::Var(t), LIMB_MASK)), Box::new(Expr::Lit(p.mu))),
+                let q_expr = Expr::masked(
+                    Expr::Mul(
+                        Box::new(Expr::masked(Expr::Var(t), LIMB_MASK)),
+                        Box::new(Expr::Lit(p.mu)),
+                    ),
                     LIMB_MASK,
                 );
                 b.assign(q, q_expr);
-                let low = Expr::sum([Expr::Var(t)].into_iter().chain(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[0]))))
-                    .expect("non-empty");
-                b.assign(c, Expr::shr(low, LIMB_BITS));
+                let low = Expr::sum(
+                    [Expr::Var(t)]
+                        .into_iter()
+                        .chain(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[0]))),
+                )
+                .expect("non-empty");
+                b.assign(c, Expr::shifted(low, LIMB_BITS));
                 true
             }
             None => false,
@@ -121,7 +175,13 @@ fn mul(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
         zero[n - 1] = true;
     }
     let limbs: Vec<Expr> = (0..n)
-        .map(|j| if zero[j] { Expr::Lit(0) } else { Expr::Var(s[j]) })
+        .map(|j| {
+            if zero[j] {
+                Expr::Lit(0)
+            } else {
+                Expr::Var(s[j])
+            }
+        })
         .collect();
     let result = normalize_and_reduce(&mut b, p, limbs);
     b.finish(result)
@@ -141,7 +201,12 @@ fn square(p: &FieldParams) -> Program {
     let a = |i: usize| Expr::Arg(0, i as u16);
     // Doubled limbs (< 2^14): a cross term a_i (2 a_j) < 2^27 counts as two products.
     let twice: Vec<Var> = (1..n)
-        .map(|j| b.bind(format!("h{j}"), Expr::Mul(Box::new(a(j)), Box::new(Expr::Lit(2)))))
+        .map(|j| {
+            b.bind(
+                format!("h{j}"),
+                Expr::Mul(Box::new(a(j)), Box::new(Expr::Lit(2))),
+            )
+        })
         .collect();
     let mut cols: Vec<Vec<Expr>> = vec![Vec::new(); 2 * n];
     for i in 0..n {
@@ -163,14 +228,21 @@ fn square(p: &FieldParams) -> Program {
     for i in 0..n {
         b.assign(
             q,
-            Expr::and(
-                Expr::Mul(Box::new(Expr::and(Expr::Var(t[i]), LIMB_MASK)), Box::new(Expr::Lit(p.mu))),
+            Expr::masked(
+                Expr::Mul(
+                    Box::new(Expr::masked(Expr::Var(t[i]), LIMB_MASK)),
+                    Box::new(Expr::Lit(p.mu)),
+                ),
                 LIMB_MASK,
             ),
         );
-        let low = Expr::sum([Expr::Var(t[i])].into_iter().chain(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[0]))))
-            .expect("non-empty");
-        b.assign(c, Expr::shr(low, LIMB_BITS));
+        let low = Expr::sum(
+            [Expr::Var(t[i])]
+                .into_iter()
+                .chain(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[0]))),
+        )
+        .expect("non-empty");
+        b.assign(c, Expr::shifted(low, LIMB_BITS));
         for j in 1..n {
             let k = i + j;
             let mut terms = Vec::new();
@@ -188,7 +260,13 @@ fn square(p: &FieldParams) -> Program {
         }
     }
     let limbs: Vec<Expr> = (n..2 * n)
-        .map(|k| if zero[k] { Expr::Lit(0) } else { Expr::Var(t[k]) })
+        .map(|k| {
+            if zero[k] {
+                Expr::Lit(0)
+            } else {
+                Expr::Var(t[k])
+            }
+        })
         .collect();
     let result = normalize_and_reduce(&mut b, p, limbs);
     b.finish(result)
@@ -201,10 +279,17 @@ fn normalize_and_reduce(b: &mut ProgramBuilder, p: &FieldParams, limbs: Vec<Expr
     let r: Vec<Var> = (0..n).map(|j| b.var(format!("r{j}"))).collect();
     let k = b.var("k");
     for (j, limb) in limbs.into_iter().enumerate() {
-        b.assign(r[j], if j == 0 { limb } else { Expr::add(limb, Expr::Var(k)) });
+        b.assign(
+            r[j],
+            if j == 0 {
+                limb
+            } else {
+                Expr::plus(limb, Expr::Var(k))
+            },
+        );
         if j + 1 < n {
-            b.assign(k, Expr::shr(Expr::Var(r[j]), LIMB_BITS));
-            b.assign(r[j], Expr::and(Expr::Var(r[j]), LIMB_MASK));
+            b.assign(k, Expr::shifted(Expr::Var(r[j]), LIMB_BITS));
+            b.assign(r[j], Expr::masked(Expr::Var(r[j]), LIMB_MASK));
         }
     }
     conditional_subtract(b, p, &r)
@@ -220,15 +305,15 @@ fn conditional_subtract(b: &mut ProgramBuilder, p: &FieldParams, r: &[Var]) -> V
     let no_borrow = b.var("nb");
     for j in 0..n {
         // w = r_j + 2^13 - p_j - borrow, with borrow = 1 - no_borrow; w is in [0, 2^14).
-        let top = Expr::add(Expr::Var(r[j]), Expr::Lit((1 << LIMB_BITS) - p.p_limbs[j]));
+        let top = Expr::plus(Expr::Var(r[j]), Expr::Lit((1 << LIMB_BITS) - p.p_limbs[j]));
         let w_expr = if j == 0 {
             top
         } else {
-            Expr::sub(Expr::add(top, Expr::Var(no_borrow)), Expr::Lit(1))
+            Expr::minus(Expr::plus(top, Expr::Var(no_borrow)), Expr::Lit(1))
         };
         b.assign(w, w_expr);
-        b.assign(d[j], Expr::and(Expr::Var(w), LIMB_MASK));
-        b.assign(no_borrow, Expr::shr(Expr::Var(w), LIMB_BITS));
+        b.assign(d[j], Expr::masked(Expr::Var(w), LIMB_MASK));
+        b.assign(no_borrow, Expr::shifted(Expr::Var(w), LIMB_BITS));
     }
     (0..n)
         .map(|j| Expr::Select {
@@ -243,7 +328,7 @@ fn add(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
     let n = p.n_limbs;
     let arity = 1 + u8::from(matches!(y, Src::Arg(1)));
     let mut b = ProgramBuilder::new(name, arity, Returns::Element, doc);
-    let limbs: Vec<Expr> = (0..n).map(|j| Expr::add(x.limb(j), y.limb(j))).collect();
+    let limbs: Vec<Expr> = (0..n).map(|j| Expr::plus(x.limb(j), y.limb(j))).collect();
     let result = normalize_and_reduce(&mut b, p, limbs);
     b.finish(result)
 }
@@ -252,7 +337,12 @@ fn add(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
 /// added back under `select` when the chain ends in a borrow.
 fn sub(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
     let n = p.n_limbs;
-    let mut b = ProgramBuilder::new(name, if matches!(x, Src::Const(_)) { 1 } else { 2 }, Returns::Element, doc);
+    let mut b = ProgramBuilder::new(
+        name,
+        if matches!(x, Src::Const(_)) { 1 } else { 2 },
+        Returns::Element,
+        doc,
+    );
     // With a constant minuend the subtrahend is argument a.
     let y = match (&x, y) {
         (Src::Const(_), Src::Arg(_)) => Src::Arg(0),
@@ -261,30 +351,37 @@ fn sub(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
     let d: Vec<Var> = (0..n).map(|j| b.var(format!("d{j}"))).collect();
     let w = b.var("w");
     let nb = b.var("nb");
-    for j in 0..n {
+    for (j, &dj) in d.iter().enumerate() {
         // w = x_j + 2^13 - y_j - borrow, in [0, 2^14).
-        let top = Expr::add(x.limb(j), Expr::Lit(1 << LIMB_BITS));
+        let top = Expr::plus(x.limb(j), Expr::Lit(1 << LIMB_BITS));
         let w_expr = if j == 0 {
-            Expr::sub(top, y.limb(j))
+            Expr::minus(top, y.limb(j))
         } else {
-            Expr::sub(Expr::add(top, Expr::Var(nb)), Expr::add(y.limb(j), Expr::Lit(1)))
+            Expr::minus(
+                Expr::plus(top, Expr::Var(nb)),
+                Expr::plus(y.limb(j), Expr::Lit(1)),
+            )
         };
         b.assign(w, w_expr);
-        b.assign(d[j], Expr::and(Expr::Var(w), LIMB_MASK));
-        b.assign(nb, Expr::shr(Expr::Var(w), LIMB_BITS));
+        b.assign(dj, Expr::masked(Expr::Var(w), LIMB_MASK));
+        b.assign(nb, Expr::shifted(Expr::Var(w), LIMB_BITS));
     }
     // e = d + p, needed when the chain borrowed (nb == 0).
     let e: Vec<Var> = (0..n).map(|j| b.var(format!("e{j}"))).collect();
     let k = b.var("k");
     for j in 0..n {
-        let sum = Expr::add(Expr::Var(d[j]), Expr::Lit(p.p_limbs[j]));
-        let sum = if j == 0 { sum } else { Expr::add(sum, Expr::Var(k)) };
+        let sum = Expr::plus(Expr::Var(d[j]), Expr::Lit(p.p_limbs[j]));
+        let sum = if j == 0 {
+            sum
+        } else {
+            Expr::plus(sum, Expr::Var(k))
+        };
         b.assign(e[j], sum);
         if j + 1 < n {
-            b.assign(k, Expr::shr(Expr::Var(e[j]), LIMB_BITS));
-            b.assign(e[j], Expr::and(Expr::Var(e[j]), LIMB_MASK));
+            b.assign(k, Expr::shifted(Expr::Var(e[j]), LIMB_BITS));
+            b.assign(e[j], Expr::masked(Expr::Var(e[j]), LIMB_MASK));
         } else {
-            b.assign(e[j], Expr::and(Expr::Var(e[j]), LIMB_MASK));
+            b.assign(e[j], Expr::masked(Expr::Var(e[j]), LIMB_MASK));
         }
     }
     let result = (0..n)
@@ -308,7 +405,10 @@ fn eq(p: &FieldParams) -> Program {
     let b = ProgramBuilder::new("eq", 2, Returns::IsZero, "a == b (canonical inputs)");
     // The sum of the limbs' XORs is zero exactly when every pair of limbs is equal.
     let diff = Expr::sum((0..p.n_limbs).map(|j| {
-        Expr::Xor(Box::new(Expr::Arg(0, j as u16)), Box::new(Expr::Arg(1, j as u16)))
+        Expr::Xor(
+            Box::new(Expr::Arg(0, j as u16)),
+            Box::new(Expr::Arg(1, j as u16)),
+        )
     }))
     .expect("n > 0");
     b.finish(vec![diff])

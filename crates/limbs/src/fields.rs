@@ -49,15 +49,27 @@ impl KnownField {
     }
 
     fn cached(self) -> &'static (FieldParams, Emulator) {
-        static CELLS: [OnceLock<(FieldParams, Emulator)>; 4] =
-            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static CELLS: [OnceLock<(FieldParams, Emulator)>; 4] = [
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+        ];
         let idx = self as usize;
         CELLS[idx].get_or_init(|| {
             let p = match self {
-                KnownField::Bls12_381Fq => FieldParams::of::<ark_bls12_381::Fq>("BLS12-381 Fq", "fq", "Fq"),
-                KnownField::Bls12_381Fr => FieldParams::of::<ark_bls12_381::Fr>("BLS12-381 Fr", "fr", "Fr"),
-                KnownField::Bls12_377Fq => FieldParams::of::<ark_bls12_377::Fq>("BLS12-377 Fq", "fq", "Fq"),
-                KnownField::Bls12_377Fr => FieldParams::of::<ark_bls12_377::Fr>("BLS12-377 Fr", "fr", "Fr"),
+                KnownField::Bls12_381Fq => {
+                    FieldParams::of::<ark_bls12_381::Fq>("BLS12-381 Fq", "fq", "Fq")
+                }
+                KnownField::Bls12_381Fr => {
+                    FieldParams::of::<ark_bls12_381::Fr>("BLS12-381 Fr", "fr", "Fr")
+                }
+                KnownField::Bls12_377Fq => {
+                    FieldParams::of::<ark_bls12_377::Fq>("BLS12-377 Fq", "fq", "Fq")
+                }
+                KnownField::Bls12_377Fr => {
+                    FieldParams::of::<ark_bls12_377::Fr>("BLS12-377 Fr", "fr", "Fr")
+                }
             };
             let emu = Emulator::new(&p);
             (p, emu)
@@ -118,7 +130,10 @@ impl KnownFq2 {
     /// The CPU emulator of the generated `fq2_*` functions: the same composition of base-field
     /// programs as the WGSL.
     pub fn emulator(self) -> Fq2Emulator {
-        Fq2Emulator { base: self.base().emulator(), k: self.minus_beta() }
+        Fq2Emulator {
+            base: self.base().emulator(),
+            k: self.minus_beta(),
+        }
     }
 }
 
@@ -132,7 +147,10 @@ pub struct Emulator {
 impl Emulator {
     /// The emulator of the field `p`.
     pub fn new(p: &FieldParams) -> Self {
-        Self { n_limbs: p.n_limbs, programs: programs(p) }
+        Self {
+            n_limbs: p.n_limbs,
+            programs: programs(p),
+        }
     }
 
     /// Limbs per element.
@@ -204,7 +222,11 @@ impl Fq2Emulator {
                 let (b0, b1) = Self::split(args[1]);
                 let c0 = b.run(name, &[a0, b0])?;
                 let c1 = b.run(name, &[a1, b1])?;
-                Ok(if name == "eq" { vec![c0[0] & c1[0]] } else { Self::join(c0, c1) })
+                Ok(if name == "eq" {
+                    vec![c0[0] & c1[0]]
+                } else {
+                    Self::join(c0, c1)
+                })
             }
             "neg" | "double" | "to_mont" | "from_mont" => {
                 Ok(Self::join(b.run(name, &[a0])?, b.run(name, &[a1])?))
@@ -214,7 +236,10 @@ impl Fq2Emulator {
                 let (b0, b1) = Self::split(args[1]);
                 let v0 = b.run("mul", &[a0, b0])?;
                 let v1 = b.run("mul", &[a1, b1])?;
-                let m = b.run("mul", &[&b.run("add", &[a0, a1])?, &b.run("add", &[b0, b1])?])?;
+                let m = b.run(
+                    "mul",
+                    &[&b.run("add", &[a0, a1])?, &b.run("add", &[b0, b1])?],
+                )?;
                 let c0 = b.run("sub", &[&v0, &self.times_minus_beta(&v1)?])?;
                 let c1 = b.run("sub", &[&b.run("sub", &[&m, &v0])?, &v1])?;
                 Ok(Self::join(c0, c1))
@@ -223,9 +248,15 @@ impl Fq2Emulator {
                 let v = b.run("mul", &[a0, a1])?;
                 let m = b.run(
                     "mul",
-                    &[&b.run("add", &[a0, a1])?, &b.run("sub", &[a0, &self.times_minus_beta(a1)?])?],
+                    &[
+                        &b.run("add", &[a0, a1])?,
+                        &b.run("sub", &[a0, &self.times_minus_beta(a1)?])?,
+                    ],
                 )?;
-                let c0 = b.run("sub", &[&b.run("add", &[&m, &self.times_minus_beta(&v)?])?, &v])?;
+                let c0 = b.run(
+                    "sub",
+                    &[&b.run("add", &[&m, &self.times_minus_beta(&v)?])?, &v],
+                )?;
                 Ok(Self::join(c0, b.run("double", &[&v])?))
             }
             _ => panic!("no generated program `fq2_{name}`"),

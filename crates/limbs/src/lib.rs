@@ -12,7 +12,9 @@ pub mod params;
 pub mod program;
 pub mod wgsl;
 
-pub use encode::{DecodeError, LimbEncode, decode, decode_slice, encode, encode_into, encode_slice};
+pub use encode::{
+    DecodeError, LimbEncode, decode, decode_slice, encode, encode_into, encode_slice,
+};
 pub use fields::{Emulator, Fq2Emulator, KnownField, KnownFq2};
 pub use params::{FieldParams, LIMB_BITS, LIMB_MASK};
 pub use program::{Overflow, Program};

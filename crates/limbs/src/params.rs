@@ -54,7 +54,9 @@ impl FieldParams {
         modulus: BigUint,
     ) -> Result<Self, LimbError> {
         if (&modulus % 2u32).is_zero() || modulus <= BigUint::from(2u32) {
-            return Err(LimbError::BadModulus(format!("{name}: modulus must be an odd prime")));
+            return Err(LimbError::BadModulus(format!(
+                "{name}: modulus must be an odd prime"
+            )));
         }
         // 4p < R lets multiplication accept inputs in [0, 2p) and still return a value below 2p
         // before its final conditional subtraction: (2p)^2/R + p < 2p.
@@ -137,9 +139,7 @@ impl FieldParams {
 
     /// The value `x R^{-1} mod p` of Montgomery limbs.
     pub fn from_montgomery(&self, limbs: &[u32]) -> BigUint {
-        let r_inv = self
-            .r()
-            .modpow(&(&self.modulus - 2u32), &self.modulus);
+        let r_inv = self.r().modpow(&(&self.modulus - 2u32), &self.modulus);
         (self.from_limbs(limbs) * r_inv) % &self.modulus
     }
 }
@@ -162,10 +162,9 @@ pub fn to_limbs(x: &BigUint, n: usize) -> Vec<u32> {
 
 /// The value of little-endian limbs of weight `2^13` each.
 pub fn from_limbs(limbs: &[u32]) -> BigUint {
-    limbs
-        .iter()
-        .rev()
-        .fold(BigUint::zero(), |acc, &l| (acc << LIMB_BITS) + BigUint::from(l))
+    limbs.iter().rev().fold(BigUint::zero(), |acc, &l| {
+        (acc << LIMB_BITS) + BigUint::from(l)
+    })
 }
 
 #[cfg(test)]

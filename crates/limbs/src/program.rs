@@ -31,13 +31,19 @@ pub enum Expr {
     /// `l ^ r`
     Xor(Box<Expr>, Box<Expr>),
     /// `select(if_false, if_true, cond != 0)`
-    Select { cond: Box<Expr>, if_true: Box<Expr>, if_false: Box<Expr> },
+    Select {
+        cond: Box<Expr>,
+        if_true: Box<Expr>,
+        if_false: Box<Expr>,
+    },
 }
 
 impl Expr {
     /// Sum of `terms`, `None` when empty.
     pub fn sum(terms: impl IntoIterator<Item = Expr>) -> Option<Expr> {
-        terms.into_iter().reduce(|l, r| Expr::Add(Box::new(l), Box::new(r)))
+        terms
+            .into_iter()
+            .reduce(|l, r| Expr::Add(Box::new(l), Box::new(r)))
     }
 
     /// `l * r`, folded: `None` when either side is the literal zero, the other side when one is
@@ -53,27 +59,30 @@ impl Expr {
     }
 
     /// `e >> k`
-    pub fn shr(e: Expr, k: u32) -> Expr {
+    pub fn shifted(e: Expr, k: u32) -> Expr {
         Expr::Shr(Box::new(e), k)
     }
 
     /// `e & m`
-    pub fn and(e: Expr, m: u32) -> Expr {
+    pub fn masked(e: Expr, m: u32) -> Expr {
         Expr::And(Box::new(e), m)
     }
 
     /// `l - r`
-    pub fn sub(l: Expr, r: Expr) -> Expr {
+    pub fn minus(l: Expr, r: Expr) -> Expr {
         Expr::Sub(Box::new(l), Box::new(r))
     }
 
     /// `l + r`
-    pub fn add(l: Expr, r: Expr) -> Expr {
+    pub fn plus(l: Expr, r: Expr) -> Expr {
         Expr::Add(Box::new(l), Box::new(r))
     }
 
     fn is_primary(&self) -> bool {
-        matches!(self, Expr::Lit(_) | Expr::Var(_) | Expr::Arg(..) | Expr::Select { .. })
+        matches!(
+            self,
+            Expr::Lit(_) | Expr::Var(_) | Expr::Arg(..) | Expr::Select { .. }
+        )
     }
 }
 
@@ -154,7 +163,10 @@ impl ProgramBuilder {
     /// A fresh variable named `name` (names must be unique).
     pub fn var(&mut self, name: impl Into<String>) -> Var {
         let name = name.into();
-        debug_assert!(!self.prog.var_names.contains(&name), "duplicate variable {name}");
+        debug_assert!(
+            !self.prog.var_names.contains(&name),
+            "duplicate variable {name}"
+        );
         self.prog.var_names.push(name);
         self.declared.push(false);
         Var((self.prog.var_names.len() - 1) as u16)
@@ -208,9 +220,11 @@ impl Program {
                 }
                 Expr::Add(l, r) | Expr::Sub(l, r) | Expr::Xor(l, r) => count(l) + count(r),
                 Expr::Shr(e, _) | Expr::And(e, _) => count(e),
-                Expr::Select { cond, if_true, if_false } => {
-                    count(cond) + count(if_true) + count(if_false)
-                }
+                Expr::Select {
+                    cond,
+                    if_true,
+                    if_false,
+                } => count(cond) + count(if_true) + count(if_false),
             }
         }
         self.body
@@ -264,21 +278,36 @@ impl Program {
             Expr::Var(v) => env[v.0 as usize],
             Expr::Arg(k, i) => args[*k as usize][*i as usize],
             Expr::Add(l, r) => {
-                let (l, r) = (self.eval_expr(l, args, env, stmt)?, self.eval_expr(r, args, env, stmt)?);
+                let (l, r) = (
+                    self.eval_expr(l, args, env, stmt)?,
+                    self.eval_expr(r, args, env, stmt)?,
+                );
                 l.checked_add(r).ok_or_else(|| fault("add", l, r))?
             }
             Expr::Sub(l, r) => {
-                let (l, r) = (self.eval_expr(l, args, env, stmt)?, self.eval_expr(r, args, env, stmt)?);
+                let (l, r) = (
+                    self.eval_expr(l, args, env, stmt)?,
+                    self.eval_expr(r, args, env, stmt)?,
+                );
                 l.checked_sub(r).ok_or_else(|| fault("sub", l, r))?
             }
             Expr::Mul(l, r) => {
-                let (l, r) = (self.eval_expr(l, args, env, stmt)?, self.eval_expr(r, args, env, stmt)?);
+                let (l, r) = (
+                    self.eval_expr(l, args, env, stmt)?,
+                    self.eval_expr(r, args, env, stmt)?,
+                );
                 l.checked_mul(r).ok_or_else(|| fault("mul", l, r))?
             }
             Expr::Shr(e, k) => self.eval_expr(e, args, env, stmt)? >> k,
             Expr::And(e, m) => self.eval_expr(e, args, env, stmt)? & m,
-            Expr::Xor(l, r) => self.eval_expr(l, args, env, stmt)? ^ self.eval_expr(r, args, env, stmt)?,
-            Expr::Select { cond, if_true, if_false } => {
+            Expr::Xor(l, r) => {
+                self.eval_expr(l, args, env, stmt)? ^ self.eval_expr(r, args, env, stmt)?
+            }
+            Expr::Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
                 if self.eval_expr(cond, args, env, stmt)? != 0 {
                     self.eval_expr(if_true, args, env, stmt)?
                 } else {
@@ -311,10 +340,20 @@ impl Program {
             match s {
                 Stmt::Let(v, e) => {
                     let kw = if sets[v.0 as usize] > 0 { "var" } else { "let" };
-                    let _ = writeln!(out, "    {kw} {} = {};", self.var_names[v.0 as usize], self.expr(e));
+                    let _ = writeln!(
+                        out,
+                        "    {kw} {} = {};",
+                        self.var_names[v.0 as usize],
+                        self.expr(e)
+                    );
                 }
                 Stmt::Set(v, e) => {
-                    let _ = writeln!(out, "    {} = {};", self.var_names[v.0 as usize], self.expr(e));
+                    let _ = writeln!(
+                        out,
+                        "    {} = {};",
+                        self.var_names[v.0 as usize],
+                        self.expr(e)
+                    );
                 }
             }
         }
@@ -353,7 +392,11 @@ impl Program {
             Expr::Shr(e, k) => format!("{} >> {k}u", self.operand(e)),
             Expr::And(e, m) => format!("{} & {m}u", self.operand(e)),
             Expr::Xor(l, r) => format!("{} ^ {}", self.operand(l), self.operand(r)),
-            Expr::Select { cond, if_true, if_false } => format!(
+            Expr::Select {
+                cond,
+                if_true,
+                if_false,
+            } => format!(
                 "select({}, {}, {} != 0u)",
                 self.expr(if_false),
                 self.expr(if_true),
@@ -384,7 +427,10 @@ mod tests {
     #[test]
     fn overflow_is_reported() {
         let mut b = ProgramBuilder::new("t", 2, Returns::Element, "test");
-        let x = b.bind("x", Expr::Mul(Box::new(Expr::Arg(0, 0)), Box::new(Expr::Arg(1, 0))));
+        let x = b.bind(
+            "x",
+            Expr::Mul(Box::new(Expr::Arg(0, 0)), Box::new(Expr::Arg(1, 0))),
+        );
         let p = b.finish(vec![Expr::Var(x)]);
         assert_eq!(p.eval(&[&[3], &[5]]), Ok(vec![15]));
         let err = p.eval(&[&[1 << 16], &[1 << 16]]).unwrap_err();
@@ -394,9 +440,9 @@ mod tests {
     #[test]
     fn wgsl_parenthesizes_bitwise_operands() {
         let mut b = ProgramBuilder::new("t", 1, Returns::Element, "test");
-        let sum = Expr::add(Expr::Arg(0, 0), Expr::Lit(1));
-        let x = b.bind("x", Expr::and(Expr::shr(sum, 13), 8191));
-        let y = b.bind("y", Expr::add(Expr::Var(x), Expr::and(Expr::Var(x), 3)));
+        let sum = Expr::plus(Expr::Arg(0, 0), Expr::Lit(1));
+        let x = b.bind("x", Expr::masked(Expr::shifted(sum, 13), 8191));
+        let y = b.bind("y", Expr::plus(Expr::Var(x), Expr::masked(Expr::Var(x), 3)));
         let p = b.finish(vec![Expr::Var(y)]);
         let w = p.to_wgsl("fq", "Fq");
         assert!(w.contains("let x = ((a[0] + 1u) >> 13u) & 8191u;"), "{w}");

@@ -1,5 +1,7 @@
 //! The CPU emulator (the generated programs, run with overflow checks) against ark-ff.
 
+#![allow(clippy::unwrap_used)]
+
 use ark_ff::{AdditiveGroup, Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use num_bigint::BigUint;
@@ -10,7 +12,10 @@ use zkgpu_limbs::{KnownField, KnownFq2, LimbEncode, decode, encode};
 fn emu<F: LimbEncode>(f: KnownField, op: &str, xs: &[F]) -> F {
     let enc: Vec<Vec<u32>> = xs.iter().map(encode).collect();
     let args: Vec<&[u32]> = enc.iter().map(Vec::as_slice).collect();
-    let out = f.emulator().run(op, &args).unwrap_or_else(|e| panic!("{e}"));
+    let out = f
+        .emulator()
+        .run(op, &args)
+        .unwrap_or_else(|e| panic!("{e}"));
     decode(&out).unwrap_or_else(|e| panic!("{op}: {e}"))
 }
 
@@ -23,7 +28,10 @@ fn check_prime_field<F: PrimeField + LimbEncode>(f: KnownField, a: F, b: F) {
     assert_eq!(emu(f, "square", &[a]), a.square());
     let e = f.emulator();
     let (ea, eb) = (encode(&a), encode(&b));
-    assert_eq!(e.run("is_zero", &[&ea]).unwrap(), vec![u32::from(a.is_zero())]);
+    assert_eq!(
+        e.run("is_zero", &[&ea]).unwrap(),
+        vec![u32::from(a.is_zero())]
+    );
     assert_eq!(e.run("eq", &[&ea, &eb]).unwrap(), vec![u32::from(a == b)]);
     assert_eq!(e.run("eq", &[&ea, &ea]).unwrap(), vec![1]);
     // Conversions: from_mont yields the canonical integer, to_mont takes it back.
@@ -35,7 +43,14 @@ fn check_prime_field<F: PrimeField + LimbEncode>(f: KnownField, a: F, b: F) {
 }
 
 fn edge_values<F: PrimeField>() -> Vec<F> {
-    vec![F::zero(), F::one(), -F::one(), F::from(2u64), -F::from(2u64), F::from(1u64 << 13)]
+    vec![
+        F::zero(),
+        F::one(),
+        -F::one(),
+        F::from(2u64),
+        -F::from(2u64),
+        F::from(1u64 << 13),
+    ]
 }
 
 fn check_field<F: PrimeField + LimbEncode>(f: KnownField, seed: u64, cases: usize) {
@@ -83,12 +98,24 @@ fn lazy_inputs_up_to_2p() {
             )) % &p.modulus;
             let y = (&x * 3u32 + 11u32) % &p.modulus;
             let (xl, yl) = (p.to_limbs(&x), p.to_limbs(&y));
-            let (xh, yh) = (p.to_limbs(&(&x + &p.modulus)), p.to_limbs(&(&y + &p.modulus)));
-            for op in ["mul"] {
-                assert_eq!(e.run(op, &[&xh, &yh]).unwrap(), e.run(op, &[&xl, &yl]).unwrap(), "{}", p.name);
-            }
-            assert_eq!(e.run("square", &[&xh]).unwrap(), e.run("square", &[&xl]).unwrap());
-            assert_eq!(e.run("from_mont", &[&xh]).unwrap(), e.run("from_mont", &[&xl]).unwrap());
+            let (xh, yh) = (
+                p.to_limbs(&(&x + &p.modulus)),
+                p.to_limbs(&(&y + &p.modulus)),
+            );
+            assert_eq!(
+                e.run("mul", &[&xh, &yh]).unwrap(),
+                e.run("mul", &[&xl, &yl]).unwrap(),
+                "{}",
+                p.name
+            );
+            assert_eq!(
+                e.run("square", &[&xh]).unwrap(),
+                e.run("square", &[&xl]).unwrap()
+            );
+            assert_eq!(
+                e.run("from_mont", &[&xh]).unwrap(),
+                e.run("from_mont", &[&xl]).unwrap()
+            );
             // p - 1 + p is the largest accepted input.
             let top = p.to_limbs(&(&p.modulus * 2u32 - 1u32));
             let out = e.run("mul", &[&top, &top]).unwrap();
@@ -104,8 +131,14 @@ fn all_ones_limbs_never_overflow() {
         let n = f.params().n_limbs;
         let ones = vec![0x1fffu32; n];
         for op in ["mul", "square", "from_mont", "to_mont"] {
-            let args: Vec<&[u32]> = if op == "mul" { vec![&ones, &ones] } else { vec![&ones] };
-            f.emulator().run(op, &args).unwrap_or_else(|e| panic!("{}: {e}", f.params().name));
+            let args: Vec<&[u32]> = if op == "mul" {
+                vec![&ones, &ones]
+            } else {
+                vec![&ones]
+            };
+            f.emulator()
+                .run(op, &args)
+                .unwrap_or_else(|e| panic!("{}: {e}", f.params().name));
         }
     }
 }
@@ -126,8 +159,17 @@ where
     let mut rng = StdRng::seed_from_u64(seed);
     let e = f.emulator();
     let k = f.minus_beta();
-    assert_eq!(P::NONRESIDUE, -P::Fp::from(u64::from(k)), "nonresidue of {}", f.name());
-    let mut vals: Vec<Fp2<P>> = vec![<Fp2<P> as Zero>::zero(), <Fp2<P> as Field>::ONE, -<Fp2<P> as Field>::ONE];
+    assert_eq!(
+        P::NONRESIDUE,
+        -P::Fp::from(u64::from(k)),
+        "nonresidue of {}",
+        f.name()
+    );
+    let mut vals: Vec<Fp2<P>> = vec![
+        <Fp2<P> as Zero>::zero(),
+        <Fp2<P> as Field>::ONE,
+        -<Fp2<P> as Field>::ONE,
+    ];
     vals.extend((0..60).map(|_| Fp2::<P>::rand(&mut rng)));
     let run = |op: &str, xs: &[Fp2<P>]| -> Vec<u32> {
         let enc: Vec<Vec<u32>> = xs.iter().map(encode).collect();
@@ -171,7 +213,10 @@ fn encode_slice_round_trip() {
     let xs: Vec<ark_bls12_377::Fr> = (0..10_000).map(|_| UniformRand::rand(&mut rng)).collect();
     let limbs = zkgpu_limbs::encode_slice(&xs);
     assert_eq!(limbs.len(), xs.len() * 20);
-    assert_eq!(zkgpu_limbs::decode_slice::<ark_bls12_377::Fr>(&limbs).unwrap(), xs);
+    assert_eq!(
+        zkgpu_limbs::decode_slice::<ark_bls12_377::Fr>(&limbs).unwrap(),
+        xs
+    );
 }
 
 proptest! {

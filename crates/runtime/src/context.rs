@@ -34,7 +34,11 @@ pub struct ContextOptions {
 
 impl Default for ContextOptions {
     fn default() -> Self {
-        Self { adapter_name: None, backends: wgpu::Backends::all(), limits: LimitsChoice::Adapter }
+        Self {
+            adapter_name: None,
+            backends: wgpu::Backends::all(),
+            limits: LimitsChoice::Adapter,
+        }
     }
 }
 
@@ -45,12 +49,20 @@ impl ContextOptions {
         if let Some(name) = env("ZKGPU_ADAPTER").filter(|s| !s.is_empty()) {
             o.adapter_name = Some(name);
         }
-        let backend_var = if env("ZKGPU_BACKEND").is_some() { "ZKGPU_BACKEND" } else { "WGPU_BACKEND" };
+        let backend_var = if env("ZKGPU_BACKEND").is_some() {
+            "ZKGPU_BACKEND"
+        } else {
+            "WGPU_BACKEND"
+        };
         if let Some(list) = env(backend_var).filter(|s| !s.is_empty()) {
             let b = wgpu::Backends::from_comma_list(&list);
             if b.is_empty() {
                 return Err(GpuError::BadEnv {
-                    var: if backend_var == "ZKGPU_BACKEND" { "ZKGPU_BACKEND" } else { "WGPU_BACKEND" },
+                    var: if backend_var == "ZKGPU_BACKEND" {
+                        "ZKGPU_BACKEND"
+                    } else {
+                        "WGPU_BACKEND"
+                    },
                     value: list,
                     reason: "expected a comma list of vulkan, metal, dx12, gl, webgpu".into(),
                 });
@@ -160,12 +172,17 @@ fn type_rank(t: wgpu::DeviceType) -> u8 {
 fn no_adapter_hint(opts: &ContextOptions, seen: &[wgpu::AdapterInfo]) -> String {
     let mut h = String::new();
     if let Some(name) = &opts.adapter_name {
-        h.push_str(&format!("no adapter's name contains {name:?} (ZKGPU_ADAPTER)"));
+        h.push_str(&format!(
+            "no adapter's name contains {name:?} (ZKGPU_ADAPTER)"
+        ));
     } else {
         h.push_str(&format!("no adapter on backends {:?}", opts.backends));
     }
     if !seen.is_empty() {
-        let names: Vec<String> = seen.iter().map(|i| format!("{} ({:?})", i.name, i.backend)).collect();
+        let names: Vec<String> = seen
+            .iter()
+            .map(|i| format!("{} ({:?})", i.name, i.backend))
+            .collect();
         h.push_str(&format!("; adapters present: {}", names.join(", ")));
     }
     h.push_str(
@@ -216,7 +233,10 @@ impl GpuContext {
                 trace: wgpu::Trace::Off,
             })
             .await
-            .map_err(|source| GpuError::RequestDevice { adapter: info.name.clone(), source })?;
+            .map_err(|source| GpuError::RequestDevice {
+                adapter: info.name.clone(),
+                source,
+            })?;
         // wgpu's default handler panics on an uncaptured error; record it instead, so the next
         // call returns a GpuError.
         let device_error: Arc<Mutex<Option<String>>> = Arc::default();
@@ -262,7 +282,10 @@ impl GpuContext {
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    async fn pick_adapter(instance: &wgpu::Instance, opts: &ContextOptions) -> Result<wgpu::Adapter> {
+    async fn pick_adapter(
+        instance: &wgpu::Instance,
+        opts: &ContextOptions,
+    ) -> Result<wgpu::Adapter> {
         let all = instance.enumerate_adapters(opts.backends).await;
         let seen: Vec<wgpu::AdapterInfo> = all.iter().map(wgpu::Adapter::get_info).collect();
         let wanted = opts.adapter_name.as_ref().map(|n| n.to_lowercase());
@@ -272,11 +295,16 @@ impl GpuContext {
                 None => true,
             })
             .min_by_key(|a| type_rank(a.get_info().device_type))
-            .ok_or_else(|| GpuError::NoAdapter { hint: no_adapter_hint(opts, &seen) })
+            .ok_or_else(|| GpuError::NoAdapter {
+                hint: no_adapter_hint(opts, &seen),
+            })
     }
 
     #[cfg(target_arch = "wasm32")]
-    async fn pick_adapter(instance: &wgpu::Instance, opts: &ContextOptions) -> Result<wgpu::Adapter> {
+    async fn pick_adapter(
+        instance: &wgpu::Instance,
+        opts: &ContextOptions,
+    ) -> Result<wgpu::Adapter> {
         instance
             .request_adapter(&wgpu::RequestAdapterOptions {
                 power_preference: wgpu::PowerPreference::HighPerformance,
@@ -327,12 +355,19 @@ impl GpuContext {
 
     /// Largest storage binding in bytes.
     pub fn max_binding_bytes(&self) -> u64 {
-        u64::from(self.limits.max_storage_buffer_binding_size).min(self.limits.max_buffer_size)
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
     }
 
     /// An error the device reported outside any error scope, or its loss, if any.
     pub fn check_device(&self) -> Result<()> {
-        match self.device_error.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+        match self
+            .device_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
             Some(e) => Err(GpuError::Device(e.clone())),
             None => Ok(()),
         }
@@ -340,7 +375,21 @@ impl GpuContext {
 
     /// Creation times of every pipeline built so far, in order.
     pub fn pipeline_timings(&self) -> Vec<PipelineTiming> {
-        self.timings.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.timings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Creation time of the pipeline for `entry` of `module` (the first one built, if several
+    /// differ in constants), if it was built in this context.
+    pub fn pipeline_seconds(&self, module: &str, entry: &str, checks: Checks) -> Option<f64> {
+        self.timings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|t| t.module == module && t.entry == entry && t.checks == checks)
+            .map(|t| t.seconds)
     }
 
     /// The pipeline for `entry` of `module`, compiled on first use and cached for the
@@ -353,31 +402,44 @@ impl GpuContext {
         constants: &[(&str, f64)],
     ) -> Result<Arc<Pipeline>> {
         if !module.entry_points.contains(&entry) {
-            return Err(GpuError::NoEntryPoint { module: module.name.clone(), entry: entry.to_owned() });
+            return Err(GpuError::NoEntryPoint {
+                module: module.name.clone(),
+                entry: entry.to_owned(),
+            });
         }
         let key = PipelineKey {
             module: module.name.clone(),
             entry: entry.to_owned(),
             checks,
-            constants: constants.iter().map(|(k, v)| ((*k).to_owned(), v.to_bits())).collect(),
+            constants: constants
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.to_bits()))
+                .collect(),
         };
-        if let Some(p) = self.pipelines.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        if let Some(p) = self
+            .pipelines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
             return Ok(p.clone());
         }
         let start = Instant::now();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let shader = self.shader_module(module, checks);
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(&format!("{}::{entry}", module.name)),
-            layout: None,
-            module: &shader,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants,
-                zero_initialize_workgroup_memory: true,
-            },
-            cache: None,
-        });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&format!("{}::{entry}", module.name)),
+                layout: None,
+                module: &shader,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    zero_initialize_workgroup_memory: true,
+                },
+                cache: None,
+            });
         if let Some(e) = scope.pop().await {
             return Err(GpuError::Pipeline {
                 module: module.name.clone(),
@@ -387,18 +449,28 @@ impl GpuContext {
         }
         let seconds = start.elapsed().as_secs_f64();
         tracing::debug!(module = %module.name, entry, ?checks, seconds, "created pipeline");
-        self.timings.lock().unwrap_or_else(PoisonError::into_inner).push(PipelineTiming {
-            module: module.name.clone(),
-            entry: entry.to_owned(),
-            checks,
-            seconds,
-        });
+        self.timings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(PipelineTiming {
+                module: module.name.clone(),
+                entry: entry.to_owned(),
+                checks,
+                seconds,
+            });
         let workgroup_size = constants
             .iter()
             .find(|(k, _)| *k == "WORKGROUP_SIZE")
             .map_or(64, |(_, v)| *v as u32);
-        let p = Arc::new(Pipeline { layout: pipeline.get_bind_group_layout(0), pipeline, workgroup_size });
-        self.pipelines.lock().unwrap_or_else(PoisonError::into_inner).insert(key, p.clone());
+        let p = Arc::new(Pipeline {
+            layout: pipeline.get_bind_group_layout(0),
+            pipeline,
+            workgroup_size,
+        });
+        self.pipelines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, p.clone());
         Ok(p)
     }
 
@@ -436,24 +508,38 @@ impl GpuContext {
     pub fn check_binding_size(&self, label: &str, bytes: u64) -> Result<()> {
         let check = |limit: u64, which| {
             if bytes > limit {
-                Err(GpuError::BufferTooLarge { label: label.to_owned(), bytes, limit, which })
+                Err(GpuError::BufferTooLarge {
+                    label: label.to_owned(),
+                    bytes,
+                    limit,
+                    which,
+                })
             } else {
                 Ok(())
             }
         };
         check(self.limits.max_buffer_size, "max_buffer_size")?;
-        check(u64::from(self.limits.max_storage_buffer_binding_size), "max_storage_buffer_binding_size")
+        check(
+            self.limits.max_storage_buffer_binding_size,
+            "max_storage_buffer_binding_size",
+        )
     }
 
     /// A storage buffer holding `data` (at least 4 bytes, so empty inputs still bind).
-    pub fn storage_buffer<T: bytemuck::Pod>(&self, label: &str, data: &[T]) -> Result<wgpu::Buffer> {
+    pub fn storage_buffer<T: bytemuck::Pod>(
+        &self,
+        label: &str,
+        data: &[T],
+    ) -> Result<wgpu::Buffer> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         let size = (bytes.len() as u64).max(4).next_multiple_of(4);
         self.check_binding_size(label, size)?;
         let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
         if !bytes.is_empty() {
@@ -469,7 +555,9 @@ impl GpuContext {
         Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         }))
     }
@@ -490,10 +578,17 @@ impl GpuContext {
     /// A bind group of `@group(0)` binding each `(index, buffer)` pair (whole buffers).
     /// Pipelines use layouts derived from the shader, which hold only the bindings their entry
     /// point uses: pass exactly those.
-    pub fn bind_group(&self, pipeline: &Pipeline, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+    pub fn bind_group(
+        &self,
+        pipeline: &Pipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+    ) -> wgpu::BindGroup {
         let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
             .iter()
-            .map(|(i, b)| wgpu::BindGroupEntry { binding: *i, resource: b.as_entire_binding() })
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: *i,
+                resource: b.as_entire_binding(),
+            })
             .collect();
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
@@ -507,13 +602,20 @@ impl GpuContext {
     pub fn wait(&self) -> Result<()> {
         #[cfg(not(target_arch = "wasm32"))]
         self.device
-            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })
             .map_err(|e| GpuError::Poll(e.to_string()))?;
         self.check_device()
     }
 
     /// Copies the first `bytes` bytes of `buffer` (which needs `COPY_SRC`) back to the host.
-    pub async fn read_back<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<T>> {
+    pub async fn read_back<T: bytemuck::Pod>(
+        &self,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<Vec<T>> {
         let label = "readback";
         let size = bytes.next_multiple_of(4).max(4);
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -522,7 +624,9 @@ impl GpuContext {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
         enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
         self.queue.submit([enc.finish()]);
         let (tx, rx) = futures_channel::oneshot::channel();
@@ -530,15 +634,22 @@ impl GpuContext {
             let _ = tx.send(r);
         });
         self.wait()?;
-        let mapped = rx
-            .await
-            .map_err(|_| GpuError::Readback { label: label.into(), message: "map callback dropped".into() })?;
-        mapped.map_err(|e| GpuError::Readback { label: label.into(), message: e.to_string() })?;
+        let mapped = rx.await.map_err(|_| GpuError::Readback {
+            label: label.into(),
+            message: "map callback dropped".into(),
+        })?;
+        mapped.map_err(|e| GpuError::Readback {
+            label: label.into(),
+            message: e.to_string(),
+        })?;
         let out = {
             let view = staging
                 .slice(..)
                 .get_mapped_range()
-                .map_err(|e| GpuError::Readback { label: label.into(), message: e.to_string() })?;
+                .map_err(|e| GpuError::Readback {
+                    label: label.into(),
+                    message: e.to_string(),
+                })?;
             let n = (bytes as usize) / std::mem::size_of::<T>();
             bytemuck::cast_slice::<u8, T>(&view[..n * std::mem::size_of::<T>()]).to_vec()
         };
@@ -548,8 +659,14 @@ impl GpuContext {
 
     /// Runs `record` in one compute pass, submits it and waits; returns the pass's GPU time
     /// from timestamp queries where the device has them, else the wall time of submit-to-done.
-    pub async fn timed_pass(&self, label: &str, record: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Result<f64> {
-        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+    pub async fn timed_pass(
+        &self,
+        label: &str,
+        record: impl FnOnce(&mut wgpu::ComputePass<'_>),
+    ) -> Result<f64> {
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
         let queries = self.has_timestamps().then(|| {
             let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some(label),
@@ -567,10 +684,12 @@ impl GpuContext {
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
-                timestamp_writes: queries.as_ref().map(|(set, _)| wgpu::ComputePassTimestampWrites {
-                    query_set: set,
-                    beginning_of_pass_write_index: Some(0),
-                    end_of_pass_write_index: Some(1),
+                timestamp_writes: queries.as_ref().map(|(set, _)| {
+                    wgpu::ComputePassTimestampWrites {
+                        query_set: set,
+                        beginning_of_pass_write_index: Some(0),
+                        end_of_pass_write_index: Some(1),
+                    }
                 }),
             });
             record(&mut pass);
@@ -597,14 +716,21 @@ impl GpuContext {
 
 /// A shader module with loop bounding off and bounds checks on.
 #[allow(unsafe_code)]
-fn trusted_module(device: &wgpu::Device, desc: wgpu::ShaderModuleDescriptor<'_>) -> wgpu::ShaderModule {
+fn trusted_module(
+    device: &wgpu::Device,
+    desc: wgpu::ShaderModuleDescriptor<'_>,
+) -> wgpu::ShaderModule {
     // SAFETY: only modules built with `Checks::TrustedLoops` come here, and each such kernel
     // documents why every loop terminates (counters rising to uniform or constant bounds).
     // Bounds checks stay on, so no access can leave its binding.
     unsafe {
         device.create_shader_module_trusted(
             desc,
-            wgpu::ShaderRuntimeChecks { bounds_checks: true, force_loop_bounding: false, ..Default::default() },
+            wgpu::ShaderRuntimeChecks {
+                bounds_checks: true,
+                force_loop_bounding: false,
+                ..Default::default()
+            },
         )
     }
 }

@@ -46,7 +46,9 @@ pub enum GpuError {
         entry: String,
     },
     /// A buffer exceeds what the device allows.
-    #[error("buffer `{label}` needs {bytes} bytes, above the device's limit of {limit} bytes ({which})")]
+    #[error(
+        "buffer `{label}` needs {bytes} bytes, above the device's limit of {limit} bytes ({which})"
+    )]
     BufferTooLarge {
         /// The buffer's label.
         label: String,

@@ -71,7 +71,10 @@ impl FieldOp {
 
     /// Whether it reads `b`.
     pub fn binary(self) -> bool {
-        matches!(self, FieldOp::Add | FieldOp::Sub | FieldOp::Mul | FieldOp::Eq | FieldOp::MulChain { .. })
+        matches!(
+            self,
+            FieldOp::Add | FieldOp::Sub | FieldOp::Mul | FieldOp::Eq | FieldOp::MulChain { .. }
+        )
     }
 
     /// Whether it returns one 0/1 word per element instead of an element.
@@ -100,7 +103,7 @@ pub struct ChainBench {
     pub seconds: f64,
     /// Field multiplications per second.
     pub mults_per_second: f64,
-    /// Seconds to create the pipeline (first use in this context; 0 if it was cached).
+    /// Seconds it took to create the pipeline when this context first built it.
     pub pipeline_seconds: f64,
 }
 
@@ -117,7 +120,11 @@ const WORKGROUP_SIZE: u32 = 64;
 impl<'c> FieldKernels<'c> {
     /// The kernels of `field` on `ctx`.
     pub fn new(ctx: &'c GpuContext, field: FieldModule) -> Self {
-        Self { ctx, field, module: field_ops(field) }
+        Self {
+            ctx,
+            field,
+            module: field_ops(field),
+        }
     }
 
     /// u32 words per element.
@@ -127,14 +134,15 @@ impl<'c> FieldKernels<'c> {
 
     fn count_of(&self, a: &[u32]) -> Result<u32> {
         let w = self.words();
-        if a.len() % w != 0 {
+        if !a.len().is_multiple_of(w) {
             return Err(GpuError::InvalidInput(format!(
                 "{} words is not a whole number of {}-word elements",
                 a.len(),
                 w
             )));
         }
-        u32::try_from(a.len() / w).map_err(|_| GpuError::InvalidInput("more than 2^32 elements".into()))
+        u32::try_from(a.len() / w)
+            .map_err(|_| GpuError::InvalidInput("more than 2^32 elements".into()))
     }
 
     /// Prepares buffers and a bind group for `op` over `a` (and `b`).
@@ -153,15 +161,33 @@ impl<'c> FieldKernels<'c> {
                 b.len()
             )));
         }
-        let (x, y, row_stride) = grid(count, WORKGROUP_SIZE, self.ctx.limits().max_compute_workgroups_per_dimension);
+        let (x, y, row_stride) = grid(
+            count,
+            WORKGROUP_SIZE,
+            self.ctx.limits().max_compute_workgroups_per_dimension,
+        );
         let reps = match op {
             FieldOp::MulChain { reps } => reps,
             _ => 0,
         };
         let buf_a = self.ctx.storage_buffer("field_ops a", a)?;
-        let buf_b = if op.binary() { Some(self.ctx.storage_buffer("field_ops b", b)?) } else { None };
-        let out = self.ctx.storage_zeroed("field_ops out", (a.len() * 4) as u64)?;
-        let params = self.ctx.uniform_buffer("field_ops params", &FieldOpsParams { count, reps, row_stride, _pad: 0 });
+        let buf_b = if op.binary() {
+            Some(self.ctx.storage_buffer("field_ops b", b)?)
+        } else {
+            None
+        };
+        let out = self
+            .ctx
+            .storage_zeroed("field_ops out", (a.len() * 4) as u64)?;
+        let params = self.ctx.uniform_buffer(
+            "field_ops params",
+            &FieldOpsParams {
+                count,
+                reps,
+                row_stride,
+                _pad: 0,
+            },
+        );
         let mut entries = vec![(0, &buf_a), (2, &out), (3, &params)];
         if let Some(bb) = &buf_b {
             entries.push((1, bb));
@@ -173,7 +199,10 @@ impl<'c> FieldKernels<'c> {
     /// Runs `op` over the elements of `a` (and `b`), `words()` limbs each, and returns the
     /// output: elements, or one 0/1 word per element for predicates.
     pub async fn run(&self, op: FieldOp, a: &[u32], b: &[u32], checks: Checks) -> Result<Vec<u32>> {
-        let pipeline = self.ctx.pipeline(&self.module, op.entry(), checks, &[]).await?;
+        let pipeline = self
+            .ctx
+            .pipeline(&self.module, op.entry(), checks, &[])
+            .await?;
         let (count, out, bg, (x, y)) = self.setup(op, a, b, &pipeline)?;
         self.ctx
             .timed_pass(op.entry(), |pass| {
@@ -184,7 +213,11 @@ impl<'c> FieldKernels<'c> {
             .await?;
         let words: Vec<u32> = self.ctx.read_back(&out, (a.len() * 4) as u64).await?;
         if op.predicate() {
-            Ok(words.chunks_exact(self.words()).take(count as usize).map(|c| c[0]).collect())
+            Ok(words
+                .chunks_exact(self.words())
+                .take(count as usize)
+                .map(|c| c[0])
+                .collect())
         } else {
             Ok(words)
         }
@@ -192,17 +225,35 @@ impl<'c> FieldKernels<'c> {
 
     /// [`FieldKernels::run`], blocking (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn run_blocking(&self, op: FieldOp, a: &[u32], b: &[u32], checks: Checks) -> Result<Vec<u32>> {
+    pub fn run_blocking(
+        &self,
+        op: FieldOp,
+        a: &[u32],
+        b: &[u32],
+        checks: Checks,
+    ) -> Result<Vec<u32>> {
         pollster::block_on(self.run(op, a, b, checks))
     }
 
     /// Times `a b^reps` over `a.len() / words()` elements: one warm-up run, then `runs` timed
     /// runs; reports the median.
-    pub async fn bench_mul_chain(&self, a: &[u32], b: &[u32], reps: u32, runs: usize, checks: Checks) -> Result<ChainBench> {
-        let before = self.ctx.pipeline_timings().len();
+    pub async fn bench_mul_chain(
+        &self,
+        a: &[u32],
+        b: &[u32],
+        reps: u32,
+        runs: usize,
+        checks: Checks,
+    ) -> Result<ChainBench> {
         let op = FieldOp::MulChain { reps };
-        let pipeline = self.ctx.pipeline(&self.module, op.entry(), checks, &[]).await?;
-        let pipeline_seconds = self.ctx.pipeline_timings().get(before).map_or(0.0, |t| t.seconds);
+        let pipeline = self
+            .ctx
+            .pipeline(&self.module, op.entry(), checks, &[])
+            .await?;
+        let pipeline_seconds = self
+            .ctx
+            .pipeline_seconds(&self.module.name, op.entry(), checks)
+            .unwrap_or(0.0);
         let (count, _out, bg, (x, y)) = self.setup(op, a, b, &pipeline)?;
         let mut times = Vec::with_capacity(runs);
         for i in 0..=runs.max(1) {

@@ -8,6 +8,8 @@ mod context;
 mod error;
 pub mod field;
 
-pub use context::{Checks, ContextOptions, GpuContext, LimitsChoice, Pipeline, PipelineTiming, grid};
+pub use context::{
+    Checks, ContextOptions, GpuContext, LimitsChoice, Pipeline, PipelineTiming, grid,
+};
 pub use error::{GpuError, Result};
 pub use wgpu;

@@ -2,6 +2,8 @@
 //! edge cases per dispatch, compared with ark-ff; and the GPU compared bit for bit with the CPU
 //! emulator on arbitrary limb vectors (inputs outside the canonical range included).
 
+#![allow(clippy::unwrap_used)]
+
 use std::sync::OnceLock;
 
 use ark_ff::{Field, PrimeField, UniformRand};
@@ -25,7 +27,9 @@ const RANDOM_CASES: usize = 4096;
 
 fn seed_for(name: &str) -> u64 {
     // Fixed per test, printed so a failure can be replayed.
-    let s = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let s = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
     eprintln!("{name}: seed {s:#x}");
     s
 }
@@ -52,17 +56,26 @@ fn gpu<F: LimbEncode>(k: &FieldKernels<'_>, op: FieldOp, a: &[F], b: &[F]) -> Ve
     let out = k
         .run_blocking(op, &encode_slice(a), &encode_slice(b), Checks::Default)
         .unwrap_or_else(|e| panic!("{op:?}: {e}"));
-    let expected_len = if op.predicate() { a.len() } else { a.len() * F::WORDS };
+    let expected_len = if op.predicate() {
+        a.len()
+    } else {
+        a.len() * F::WORDS
+    };
     assert_eq!(out.len(), expected_len, "{op:?}: output length");
     out
 }
 
 /// Compares every arithmetic op and predicate with arkworks.
-fn check_against_ark<F: Field + LimbEncode + UniformRand>(module: FieldModule, edges: &[F], name: &str) {
+fn check_against_ark<F: Field + LimbEncode + UniformRand>(
+    module: FieldModule,
+    edges: &[F],
+    name: &str,
+) {
     let k = FieldKernels::new(ctx(), module);
     let (a, b) = operands(edges, seed_for(name));
     let elems = |op: FieldOp| -> Vec<F> {
-        decode_slice::<F>(&gpu(&k, op, &a, &b)).unwrap_or_else(|e| panic!("{name} {op:?}: GPU output: {e}"))
+        decode_slice::<F>(&gpu(&k, op, &a, &b))
+            .unwrap_or_else(|e| panic!("{name} {op:?}: GPU output: {e}"))
     };
     type Binary<F> = fn(&F, &F) -> F;
     let cases: [(FieldOp, Binary<F>); 7] = [
@@ -77,7 +90,13 @@ fn check_against_ark<F: Field + LimbEncode + UniformRand>(module: FieldModule, e
     for (op, f) in cases {
         let got = elems(op);
         for i in 0..a.len() {
-            assert_eq!(got[i], f(&a[i], &b[i]), "{name} {op:?} case {i}: a = {}, b = {}", a[i], b[i]);
+            assert_eq!(
+                got[i],
+                f(&a[i], &b[i]),
+                "{name} {op:?} case {i}: a = {}, b = {}",
+                a[i],
+                b[i]
+            );
         }
     }
     let z = gpu(&k, FieldOp::IsZero, &a, &b);
@@ -86,12 +105,18 @@ fn check_against_ark<F: Field + LimbEncode + UniformRand>(module: FieldModule, e
         assert_eq!(z[i], u32::from(a[i].is_zero()), "{name} is_zero case {i}");
         assert_eq!(e[i], u32::from(a[i] == b[i]), "{name} eq case {i}");
     }
-    assert!(e.iter().filter(|&&x| x == 1).count() > RANDOM_CASES / 32, "eq saw equal pairs");
+    assert!(
+        e.iter().filter(|&&x| x == 1).count() > RANDOM_CASES / 32,
+        "eq saw equal pairs"
+    );
 }
+
+/// A CPU emulator: program name and argument limbs to result limbs.
+type Emulate<'a> = dyn Fn(&str, &[&[u32]]) -> Vec<u32> + 'a;
 
 /// The GPU equals the emulator bit for bit, on random 13-bit limb vectors and on all-0x1fff
 /// limbs (values far outside the canonical range: this checks the algorithm, not the field).
-fn check_against_emulator(module: FieldModule, emulate: &dyn Fn(&str, &[&[u32]]) -> Vec<u32>, name: &str) {
+fn check_against_emulator(module: FieldModule, emulate: &Emulate<'_>, name: &str) {
     let k = FieldKernels::new(ctx(), module);
     let w = k.words();
     let mut rng = StdRng::seed_from_u64(seed_for(name));
@@ -105,21 +130,34 @@ fn check_against_emulator(module: FieldModule, emulate: &dyn Fn(&str, &[&[u32]])
         (FieldOp::ToMont, "to_mont"),
         (FieldOp::FromMont, "from_mont"),
     ] {
-        let got = k.run_blocking(op, &a, &b, Checks::Default).unwrap_or_else(|e| panic!("{e}"));
+        let got = k
+            .run_blocking(op, &a, &b, Checks::Default)
+            .unwrap_or_else(|e| panic!("{e}"));
         for i in 0..count {
             let (x, y) = (&a[i * w..][..w], &b[i * w..][..w]);
             let args: Vec<&[u32]> = if op.binary() { vec![x, y] } else { vec![x] };
-            assert_eq!(&got[i * w..][..w], emulate(prog, &args).as_slice(), "{name} {prog} case {i}");
+            assert_eq!(
+                &got[i * w..][..w],
+                emulate(prog, &args).as_slice(),
+                "{name} {prog} case {i}"
+            );
         }
     }
 }
 
 /// mul, square and from_mont accept inputs in [p, 2p): the GPU gives the canonical result.
-fn check_lazy_inputs<F: PrimeField + LimbEncode>(module: FieldModule, field: KnownField, name: &str) {
+fn check_lazy_inputs<F: PrimeField + LimbEncode>(
+    module: FieldModule,
+    field: KnownField,
+    name: &str,
+) {
     let k = FieldKernels::new(ctx(), module);
     let p = field.params();
     let mut rng = StdRng::seed_from_u64(seed_for(name));
-    let xs: Vec<F> = (0..256).map(|_| F::rand(&mut rng)).chain([F::zero(), F::one(), -F::one()]).collect();
+    let xs: Vec<F> = (0..256)
+        .map(|_| F::rand(&mut rng))
+        .chain([F::zero(), F::one(), -F::one()])
+        .collect();
     let ys: Vec<F> = xs.iter().rev().copied().collect();
     let lift = |v: &[F]| -> Vec<u32> {
         encode_slice(v)
@@ -128,21 +166,40 @@ fn check_lazy_inputs<F: PrimeField + LimbEncode>(module: FieldModule, field: Kno
             .collect()
     };
     let (xh, yh) = (lift(&xs), lift(&ys));
-    let mul = decode_slice::<F>(&k.run_blocking(FieldOp::Mul, &xh, &yh, Checks::Default).unwrap()).unwrap();
-    let sq = decode_slice::<F>(&k.run_blocking(FieldOp::Square, &xh, &yh, Checks::Default).unwrap()).unwrap();
+    let mul = decode_slice::<F>(
+        &k.run_blocking(FieldOp::Mul, &xh, &yh, Checks::Default)
+            .unwrap(),
+    )
+    .unwrap();
+    let sq = decode_slice::<F>(
+        &k.run_blocking(FieldOp::Square, &xh, &yh, Checks::Default)
+            .unwrap(),
+    )
+    .unwrap();
     for i in 0..xs.len() {
         assert_eq!(mul[i], xs[i] * ys[i], "{name} lazy mul {i}");
         assert_eq!(sq[i], xs[i].square(), "{name} lazy square {i}");
     }
     // from_mont of x + p is the canonical integer of x.
-    let plain = k.run_blocking(FieldOp::FromMont, &xh, &yh, Checks::Default).unwrap();
+    let plain = k
+        .run_blocking(FieldOp::FromMont, &xh, &yh, Checks::Default)
+        .unwrap();
     for (i, x) in xs.iter().enumerate() {
         let int = num_bigint_of(x);
-        assert_eq!(&plain[i * F::WORDS..][..F::WORDS], p.to_limbs(&int).as_slice(), "{name} from_mont {i}");
+        assert_eq!(
+            &plain[i * F::WORDS..][..F::WORDS],
+            p.to_limbs(&int).as_slice(),
+            "{name} from_mont {i}"
+        );
     }
     // to_mont of canonical integers gives the Montgomery limbs of encode().
-    let ints: Vec<u32> = xs.iter().flat_map(|x| p.to_limbs(&num_bigint_of(x))).collect();
-    let mont = k.run_blocking(FieldOp::ToMont, &ints, &ints, Checks::Default).unwrap();
+    let ints: Vec<u32> = xs
+        .iter()
+        .flat_map(|x| p.to_limbs(&num_bigint_of(x)))
+        .collect();
+    let mont = k
+        .run_blocking(FieldOp::ToMont, &ints, &ints, Checks::Default)
+        .unwrap();
     assert_eq!(mont, encode_slice(&xs), "{name} to_mont");
 }
 
@@ -151,7 +208,15 @@ fn num_bigint_of<F: PrimeField>(x: &F) -> num_bigint::BigUint {
 }
 
 fn prime_edges<F: PrimeField>() -> Vec<F> {
-    vec![F::zero(), F::one(), -F::one(), F::from(2u64), -F::from(2u64), F::from(8191u64), F::from(8192u64)]
+    vec![
+        F::zero(),
+        F::one(),
+        -F::one(),
+        F::from(2u64),
+        -F::from(2u64),
+        F::from(8191u64),
+        F::from(8192u64),
+    ]
 }
 
 macro_rules! prime_field_tests {
@@ -181,10 +246,30 @@ macro_rules! prime_field_tests {
     };
 }
 
-prime_field_tests!(bls12_381_fq, ark_bls12_381::Fq, FieldModule::Bls12_381Fq, KnownField::Bls12_381Fq);
-prime_field_tests!(bls12_381_fr, ark_bls12_381::Fr, FieldModule::Bls12_381Fr, KnownField::Bls12_381Fr);
-prime_field_tests!(bls12_377_fq, ark_bls12_377::Fq, FieldModule::Bls12_377Fq, KnownField::Bls12_377Fq);
-prime_field_tests!(bls12_377_fr, ark_bls12_377::Fr, FieldModule::Bls12_377Fr, KnownField::Bls12_377Fr);
+prime_field_tests!(
+    bls12_381_fq,
+    ark_bls12_381::Fq,
+    FieldModule::Bls12_381Fq,
+    KnownField::Bls12_381Fq
+);
+prime_field_tests!(
+    bls12_381_fr,
+    ark_bls12_381::Fr,
+    FieldModule::Bls12_381Fr,
+    KnownField::Bls12_381Fr
+);
+prime_field_tests!(
+    bls12_377_fq,
+    ark_bls12_377::Fq,
+    FieldModule::Bls12_377Fq,
+    KnownField::Bls12_377Fq
+);
+prime_field_tests!(
+    bls12_377_fr,
+    ark_bls12_377::Fr,
+    FieldModule::Bls12_377Fr,
+    KnownField::Bls12_377Fr
+);
 
 macro_rules! fq2_tests {
     ($name:ident, $ty:ty, $base:ty, $module:expr, $known:expr) => {
@@ -210,14 +295,30 @@ macro_rules! fq2_tests {
             #[test]
             fn gpu_matches_emulator() {
                 let emu = $known.emulator();
-                check_against_emulator($module, &|op, args| emu.run(op, args).unwrap(), concat!(stringify!($name), "_emu"));
+                check_against_emulator(
+                    $module,
+                    &|op, args| emu.run(op, args).unwrap(),
+                    concat!(stringify!($name), "_emu"),
+                );
             }
         }
     };
 }
 
-fq2_tests!(bls12_381_fq2, ark_bls12_381::Fq2, ark_bls12_381::Fq, FieldModule::Bls12_381Fq2, KnownFq2::Bls12_381);
-fq2_tests!(bls12_377_fq2, ark_bls12_377::Fq2, ark_bls12_377::Fq, FieldModule::Bls12_377Fq2, KnownFq2::Bls12_377);
+fq2_tests!(
+    bls12_381_fq2,
+    ark_bls12_381::Fq2,
+    ark_bls12_381::Fq,
+    FieldModule::Bls12_381Fq2,
+    KnownFq2::Bls12_381
+);
+fq2_tests!(
+    bls12_377_fq2,
+    ark_bls12_377::Fq2,
+    ark_bls12_377::Fq,
+    FieldModule::Bls12_377Fq2,
+    KnownFq2::Bls12_377
+);
 
 /// A long chain through the single multiplication site, with loop bounding on and off.
 #[test]
@@ -230,11 +331,20 @@ fn long_mul_chain_matches_arkworks() {
     let reps = 1000;
     for checks in [Checks::Default, Checks::TrustedLoops] {
         let out = k
-            .run_blocking(FieldOp::MulChain { reps }, &encode_slice(&a), &encode_slice(&b), checks)
+            .run_blocking(
+                FieldOp::MulChain { reps },
+                &encode_slice(&a),
+                &encode_slice(&b),
+                checks,
+            )
             .unwrap();
         let got = decode_slice::<Fq>(&out).unwrap();
         for i in 0..a.len() {
-            assert_eq!(got[i], a[i] * b[i].pow([u64::from(reps)]), "{checks:?} case {i}");
+            assert_eq!(
+                got[i],
+                a[i] * b[i].pow([u64::from(reps)]),
+                "{checks:?} case {i}"
+            );
         }
     }
 }
@@ -242,6 +352,12 @@ fn long_mul_chain_matches_arkworks() {
 #[test]
 fn mismatched_operands_are_an_error() {
     let k = FieldKernels::new(ctx(), FieldModule::Bls12_381Fr);
-    assert!(k.run_blocking(FieldOp::Mul, &[0; 40], &[0; 20], Checks::Default).is_err());
-    assert!(k.run_blocking(FieldOp::Neg, &[0; 21], &[], Checks::Default).is_err());
+    assert!(
+        k.run_blocking(FieldOp::Mul, &[0; 40], &[0; 20], Checks::Default)
+            .is_err()
+    );
+    assert!(
+        k.run_blocking(FieldOp::Neg, &[0; 21], &[], Checks::Default)
+            .is_err()
+    );
 }

@@ -173,16 +173,29 @@ pub fn field_shim(f: FieldModule) -> Part {
             ));
         }
         _ => {
-            s.push_str(&format!("fn fe_from_words(w: array<u32, {w}>) -> Fe {{\n    return w;\n}}\n"));
-            s.push_str(&format!("fn fe_to_words(x: Fe) -> array<u32, {w}> {{\n    return x;\n}}\n"));
+            s.push_str(&format!(
+                "fn fe_from_words(w: array<u32, {w}>) -> Fe {{\n    return w;\n}}\n"
+            ));
+            s.push_str(&format!(
+                "fn fe_to_words(x: Fe) -> array<u32, {w}> {{\n    return x;\n}}\n"
+            ));
         }
     }
     for (op, arity, boolean) in FIELD_FUNCTIONS {
         let ret = if *boolean { "bool" } else { "Fe" };
-        let (params, args) = if *arity == 1 { ("a: Fe", "a") } else { ("a: Fe, b: Fe", "a, b") };
-        s.push_str(&format!("fn fe_{op}({params}) -> {ret} {{\n    return {pre}_{op}({args});\n}}\n"));
+        let (params, args) = if *arity == 1 {
+            ("a: Fe", "a")
+        } else {
+            ("a: Fe, b: Fe", "a, b")
+        };
+        s.push_str(&format!(
+            "fn fe_{op}({params}) -> {ret} {{\n    return {pre}_{op}({args});\n}}\n"
+        ));
     }
-    Part { origin: format!("<fe shim for {}>", f.id()), text: s }
+    Part {
+        origin: format!("<fe shim for {}>", f.id()),
+        text: s,
+    }
 }
 
 /// Entry points of the elementwise field kernel module.
@@ -205,12 +218,20 @@ pub fn field_ops(f: FieldModule) -> Composed {
     let mut parts = f.parts();
     parts.push(field_shim(f));
     parts.push(fragment!("kernels/field_ops.wgsl"));
-    Composed { name: format!("field_ops/{}", f.id()), parts, entry_points: FIELD_OPS_ENTRY_POINTS }
+    Composed {
+        name: format!("field_ops/{}", f.id()),
+        parts,
+        entry_points: FIELD_OPS_ENTRY_POINTS,
+    }
 }
 
 /// The standalone generated field modules (no entry points).
 pub fn field_library(f: FieldModule) -> Composed {
-    Composed { name: format!("field/{}", f.id()), parts: f.parts(), entry_points: &[] }
+    Composed {
+        name: format!("field/{}", f.id()),
+        parts: f.parts(),
+        entry_points: &[],
+    }
 }
 
 /// Every shipped module: what `build.rs` validates.

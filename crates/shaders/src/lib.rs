@@ -58,7 +58,10 @@ mod tests {
     fn locate_maps_lines_to_fragments() {
         let m = field_ops(FieldModule::Bls12_381Fr);
         let (origin, line) = m.locate(1).unwrap();
-        assert_eq!((origin.as_str(), line), ("shaders/generated/bls12_381_fr.wgsl", 1));
+        assert_eq!(
+            (origin.as_str(), line),
+            ("shaders/generated/bls12_381_fr.wgsl", 1)
+        );
         let total: usize = m.parts.iter().map(|p| p.text.lines().count()).sum();
         let (origin, _) = m.locate(total).unwrap();
         assert_eq!(origin, "shaders/kernels/field_ops.wgsl");
