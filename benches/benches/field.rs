@@ -12,7 +12,10 @@ use zkgpu_runtime::{Checks, GpuContext};
 use zkgpu_shaders::FieldModule;
 
 fn env_u32(name: &str, default: u32) -> u32 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn bench(c: &mut Criterion) {
@@ -27,12 +30,21 @@ fn bench(c: &mut Criterion) {
     let (ea, eb) = (encode_slice(&a), encode_slice(&b));
     let k = FieldKernels::new(&ctx, FieldModule::Bls12_381Fq);
     // Build the pipeline before timing.
-    k.run_blocking(FieldOp::MulChain { reps }, &ea[..30], &eb[..30], Checks::Default).unwrap();
+    k.run_blocking(
+        FieldOp::MulChain { reps },
+        &ea[..30],
+        &eb[..30],
+        Checks::Default,
+    )
+    .unwrap();
 
     let mut g = c.benchmark_group("field/bls12_381_fq");
     g.sample_size(10);
     g.bench_function(format!("gpu/mul_chain/2^{log_n}"), |bench| {
-        bench.iter(|| k.run_blocking(FieldOp::MulChain { reps }, &ea, &eb, Checks::Default).unwrap());
+        bench.iter(|| {
+            k.run_blocking(FieldOp::MulChain { reps }, &ea, &eb, Checks::Default)
+                .unwrap()
+        });
     });
     g.bench_function(format!("ark/mul_chain/2^{log_n}"), |bench| {
         bench.iter(|| {
