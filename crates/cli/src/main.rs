@@ -2,6 +2,7 @@
 
 #![allow(clippy::print_stdout)]
 
+mod curve_bench;
 mod field_bench;
 
 use std::process::ExitCode;
@@ -36,6 +37,9 @@ enum BenchWhat {
     /// Montgomery multiplications per second of each field, beside the H100 ceiling and
     /// arkworks on this machine's CPU cores.
     Field(field_bench::FieldArgs),
+    /// Mixed additions and doublings per second of each group, beside the base field's
+    /// multiplication rate and arkworks on this machine's CPU cores.
+    Curve(curve_bench::CurveArgs),
 }
 
 /// Shader runtime checks to benchmark with.
@@ -63,6 +67,9 @@ fn main() -> ExitCode {
         Command::Bench {
             what: BenchWhat::Field(args),
         } => field_bench::run(&args),
+        Command::Bench {
+            what: BenchWhat::Curve(args),
+        } => curve_bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@
 //! native callers. This is the lowest crate that imports wgpu.
 
 mod context;
+pub mod curve;
 mod error;
 pub mod field;
 

@@ -181,6 +181,12 @@ pub fn field_shim(f: FieldModule) -> Part {
             ));
         }
     }
+    s.push_str(&format!(
+        "fn fe_zero() -> Fe {{\n    return {pre}_zero();\n}}\n"
+    ));
+    s.push_str(&format!(
+        "fn fe_one() -> Fe {{\n    return {pre}_one();\n}}\n"
+    ));
     for (op, arity, boolean) in FIELD_FUNCTIONS {
         let ret = if *boolean { "bool" } else { "Fe" };
         let (params, args) = if *arity == 1 {
@@ -234,9 +240,85 @@ pub fn field_library(f: FieldModule) -> Composed {
     }
 }
 
+/// A group whose formulas run on the curve VM (`shaders/kernels/curve_vm.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CurveModule {
+    /// BLS12-381 G1.
+    Bls12_381G1,
+    /// BLS12-381 G2 (Fq2 coordinates as pairs of Fq registers).
+    Bls12_381G2,
+    /// BLS12-377 G1.
+    Bls12_377G1,
+    /// BLS12-377 G2.
+    Bls12_377G2,
+    /// ed-on-bls12-377.
+    EdOnBls12_377,
+}
+
+impl CurveModule {
+    /// Every curve module.
+    pub const ALL: [CurveModule; 5] = [
+        CurveModule::Bls12_381G1,
+        CurveModule::Bls12_381G2,
+        CurveModule::Bls12_377G1,
+        CurveModule::Bls12_377G2,
+        CurveModule::EdOnBls12_377,
+    ];
+
+    /// Stable identifier.
+    pub fn id(self) -> &'static str {
+        match self {
+            CurveModule::Bls12_381G1 => "bls12_381_g1",
+            CurveModule::Bls12_381G2 => "bls12_381_g2",
+            CurveModule::Bls12_377G1 => "bls12_377_g1",
+            CurveModule::Bls12_377G2 => "bls12_377_g2",
+            CurveModule::EdOnBls12_377 => "ed_on_bls12_377",
+        }
+    }
+
+    /// The prime field of the VM's registers.
+    pub fn field(self) -> FieldModule {
+        match self {
+            CurveModule::Bls12_381G1 | CurveModule::Bls12_381G2 => FieldModule::Bls12_381Fq,
+            CurveModule::Bls12_377G1 | CurveModule::Bls12_377G2 => FieldModule::Bls12_377Fq,
+            CurveModule::EdOnBls12_377 => FieldModule::Bls12_377Fr,
+        }
+    }
+
+    /// Registers of the VM's register file: 18 coordinate slots, one register each, or two
+    /// plus four scratch registers over Fq2 (crates/curves/src/formulas.rs).
+    pub fn vm_regs(self) -> u32 {
+        match self {
+            CurveModule::Bls12_381G2 | CurveModule::Bls12_377G2 => 40,
+            _ => 18,
+        }
+    }
+}
+
+/// Entry points of the curve VM module.
+pub const CURVE_VM_ENTRY_POINTS: &[&str] = &["curve_vm_exec"];
+
+/// The curve VM (`shaders/kernels/curve_vm.wgsl`) for group `c`.
+pub fn curve_vm(c: CurveModule) -> Composed {
+    let f = c.field();
+    let mut parts = f.parts();
+    parts.push(field_shim(f));
+    parts.push(Part {
+        origin: format!("<vm registers for {}>", c.id()),
+        text: format!("const VM_REGS: u32 = {}u;\n", c.vm_regs()),
+    });
+    parts.push(fragment!("kernels/curve_vm.wgsl"));
+    Composed {
+        name: format!("curve_vm/{}", c.id()),
+        parts,
+        entry_points: CURVE_VM_ENTRY_POINTS,
+    }
+}
+
 /// Every shipped module: what `build.rs` validates.
 pub fn all() -> Vec<Composed> {
     let mut v: Vec<Composed> = FieldModule::ALL.iter().map(|&f| field_library(f)).collect();
     v.extend(FieldModule::ALL.iter().map(|&f| field_ops(f)));
+    v.extend(CurveModule::ALL.iter().map(|&c| curve_vm(c)));
     v
 }

@@ -8,8 +8,8 @@
 mod compose;
 
 pub use compose::{
-    Composed, FIELD_FUNCTIONS, FIELD_OPS_ENTRY_POINTS, FieldModule, Part, all, field_library,
-    field_ops, field_shim,
+    CURVE_VM_ENTRY_POINTS, Composed, CurveModule, FIELD_FUNCTIONS, FIELD_OPS_ENTRY_POINTS,
+    FieldModule, Part, all, curve_vm, field_library, field_ops, field_shim,
 };
 
 #[cfg(test)]

@@ -1,0 +1,305 @@
+//! `zkgpu bench curve`: mixed additions and doublings per second of each group on the curve VM,
+//! beside the base field's multiplication rate measured in the same run (the kernel's ceiling),
+//! and arkworks on all CPU cores. GPU results are checked against arkworks first.
+
+use std::time::Instant;
+
+use ark_ec::{AdditiveGroup, CurveGroup};
+use ark_ff::{UniformRand, Zero};
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use clap::{Args, ValueEnum};
+use rayon::prelude::*;
+use zkgpu_curves::{
+    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve, decode_projective,
+    encode_affine, encode_projective,
+};
+use zkgpu_runtime::curve::{CurveVm, VmJob};
+use zkgpu_runtime::field::FieldKernels;
+use zkgpu_runtime::{Checks, GpuContext};
+
+use crate::ChecksArg;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum CurveArg {
+    #[value(name = "bls12-381-g1")]
+    Bls12_381G1,
+    #[value(name = "bls12-381-g2")]
+    Bls12_381G2,
+    #[value(name = "bls12-377-g1")]
+    Bls12_377G1,
+    #[value(name = "bls12-377-g2")]
+    Bls12_377G2,
+    #[value(name = "ed-on-bls12-377")]
+    EdOnBls12_377,
+}
+
+/// Arguments of `zkgpu bench curve`.
+#[derive(Args, Debug)]
+pub struct CurveArgs {
+    /// Groups to run (repeatable); all five by default.
+    #[arg(long, value_enum)]
+    curve: Vec<CurveArg>,
+    /// log2 of the number of invocations [default: 16 on a GPU, 8 on a software adapter].
+    #[arg(long)]
+    log_n: Option<u32>,
+    /// Formula applications per invocation [default: 64 on a GPU, 8 on a software adapter].
+    #[arg(long)]
+    steps: Option<u32>,
+    /// Timed runs after a warm-up; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// Shader runtime checks.
+    #[arg(long, value_enum, default_value = "both")]
+    checks: ChecksArg,
+}
+
+struct Row {
+    id: &'static str,
+    op: &'static str,
+    checks: Checks,
+    pipeline_s: f64,
+    gpu_rate: f64,
+    muls: usize,
+    field_rate: f64,
+    cpu_rate: f64,
+}
+
+/// Per invocation: an accumulator from `init`, then `steps` mixed additions of stream points.
+fn madd_job<'a, C: GpuCurve>(init: &'a [u32], stream: &'a [u32], steps: u32) -> VmJob<'a> {
+    let acc_regs = CurveVm::<C>::acc_regs();
+    VmJob {
+        entry: "madd",
+        init,
+        n_load: acc_regs,
+        stream_regs: CurveVm::<C>::affine_regs(),
+        stream_reg: acc_regs,
+        stream,
+        steps,
+        n_store: acc_regs,
+    }
+}
+
+/// Base-field multiplications of one general-case application of `entry`.
+fn muls_of<C: GpuCurve>(entry: &str, rng: &mut StdRng) -> usize {
+    let prog = C::program();
+    let mut regs = vec![<C::Base as Zero>::zero(); prog.n_regs as usize];
+    let mut r = Vec::new();
+    C::projective_regs(&C::Projective::rand(rng), &mut r);
+    C::affine_regs(&C::Projective::rand(rng).into_affine(), &mut r);
+    regs[..r.len()].copy_from_slice(&r);
+    prog.run_cpu(entry, &mut regs).map_or(0, |s| s.muls)
+}
+
+fn bench_curve<C: GpuCurve>(
+    ctx: &GpuContext,
+    n: u32,
+    steps: u32,
+    runs: usize,
+    checks: &[Checks],
+) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let mut rng = StdRng::seed_from_u64(7);
+    let vm = CurveVm::<C>::new(ctx)?;
+    let records = 256usize;
+    let pool: Vec<C::Projective> = (0..records)
+        .map(|_| C::Projective::rand(&mut rng))
+        .collect();
+    let pool_affine = C::Projective::normalize_batch(&pool);
+    let stream = encode_affine::<C>(&pool_affine);
+    // Starting accumulators: the pool's points, cycled.
+    let starts: Vec<C::Projective> = (0..n as usize).map(|i| pool[i % records]).collect();
+    let init = encode_projective::<C>(&starts);
+    let madd_job = |init| madd_job::<C>(init, &stream, steps);
+    // Correctness of a sample (the first 4 invocations) against arkworks.
+    let sample = 4usize;
+    let small = &init[..sample * C::acc_words()];
+    for &c in checks {
+        let out = decode_projective::<C>(&pollster::block_on(vm.exec(&madd_job(small), c))?)?;
+        for (i, got) in out.iter().enumerate() {
+            let want = (0..steps as usize).fold(starts[i], |acc, s| {
+                acc + pool_affine[(i * steps as usize + s) % records]
+            });
+            if *got != want {
+                return Err(format!(
+                    "{}: GPU madd chain {i} differs from arkworks ({c:?})",
+                    C::ID
+                )
+                .into());
+            }
+        }
+        let dbl_job = VmJob {
+            entry: "dbl",
+            stream_regs: 0,
+            stream_reg: 0,
+            stream: &[],
+            ..madd_job(small)
+        };
+        let out = decode_projective::<C>(&pollster::block_on(vm.exec(&dbl_job, c))?)?;
+        for (i, got) in out.iter().enumerate() {
+            let want = (0..steps).fold(starts[i], |acc, _| acc.double());
+            if *got != want {
+                return Err(format!(
+                    "{}: GPU doubling chain {i} differs from arkworks ({c:?})",
+                    C::ID
+                )
+                .into());
+            }
+        }
+    }
+
+    // arkworks: the same chains on every core, over a slice of the work.
+    let cpu_chains = (n as usize).min(1 << 12);
+    let t = Instant::now();
+    let sums: Vec<C::Projective> = (0..cpu_chains)
+        .into_par_iter()
+        .map(|i| {
+            (0..steps as usize).fold(starts[i], |acc, s| {
+                acc + pool_affine[(i * steps as usize + s) % records]
+            })
+        })
+        .collect();
+    let cpu_madd = (cpu_chains * steps as usize) as f64 / t.elapsed().as_secs_f64();
+    std::hint::black_box(sums);
+    let t = Instant::now();
+    let dbls: Vec<C::Projective> = (0..cpu_chains)
+        .into_par_iter()
+        .map(|i| (0..steps).fold(starts[i], |acc, _| acc.double()))
+        .collect();
+    let cpu_dbl = (cpu_chains * steps as usize) as f64 / t.elapsed().as_secs_f64();
+    std::hint::black_box(dbls);
+
+    // The base field's multiplication rate on this device, measured now: the ceiling.
+    let field = C::SHADER.field();
+    let fk = FieldKernels::new(ctx, field);
+    let fw = field.words() as usize;
+    // Throughput inputs only (not checked): pseudo-random limbs, top limb zero (so below 2p).
+    let elems = (n as usize * 4).min(1 << 18);
+    let fa: Vec<u32> = (0..elems * fw)
+        .map(|i| {
+            if i % fw == fw - 1 {
+                0
+            } else {
+                (i as u32).wrapping_mul(2_654_435_761) % 8191
+            }
+        })
+        .collect();
+    let field_rate = pollster::block_on(fk.bench_mul_chain(&fa, &fa, 64, runs, Checks::Default))?
+        .mults_per_second;
+
+    let madd_muls = muls_of::<C>("madd", &mut rng);
+    let dbl_muls = muls_of::<C>("dbl", &mut rng);
+    let mut rows = Vec::new();
+    for &c in checks {
+        let madd = pollster::block_on(vm.bench(&madd_job(&init), runs, c))?;
+        let dbl_job = VmJob {
+            entry: "dbl",
+            stream_regs: 0,
+            stream_reg: 0,
+            stream: &[],
+            ..madd_job(&init)
+        };
+        let dbl = pollster::block_on(vm.bench(&dbl_job, runs, c))?;
+        for (op, r, muls, cpu) in [
+            ("madd", madd, madd_muls, cpu_madd),
+            ("dbl", dbl, dbl_muls, cpu_dbl),
+        ] {
+            eprintln!("  {} {op} {c:?}: {:.3e}/s", C::ID, r.ops_per_second);
+            rows.push(Row {
+                id: C::ID,
+                op,
+                checks: c,
+                pipeline_s: r.pipeline_seconds,
+                gpu_rate: r.ops_per_second,
+                muls,
+                field_rate,
+                cpu_rate: cpu,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// `zkgpu bench curve`.
+pub fn run(args: &CurveArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = GpuContext::from_env_blocking()?;
+    let software = ctx.info().device_type == zkgpu_runtime::wgpu::DeviceType::Cpu;
+    let log_n = args.log_n.unwrap_or(if software { 8 } else { 16 });
+    if log_n > 24 {
+        return Err("--log-n must be at most 24".into());
+    }
+    let steps = args.steps.unwrap_or(if software { 8 } else { 64 });
+    if steps == 0 {
+        return Err("--steps must be at least 1".into());
+    }
+    let checks: Vec<Checks> = match args.checks {
+        ChecksArg::Default => vec![Checks::Default],
+        ChecksArg::Trusted => vec![Checks::TrustedLoops],
+        ChecksArg::Both => vec![Checks::Default, Checks::TrustedLoops],
+    };
+    let curves = if args.curve.is_empty() {
+        CurveArg::value_variants().to_vec()
+    } else {
+        args.curve.clone()
+    };
+    let n = 1u32 << log_n;
+    eprintln!(
+        "adapter: {} ({:?}); {n} invocations x {steps} steps; arkworks on {} CPU threads",
+        ctx.info().name,
+        ctx.info().backend,
+        rayon::current_num_threads()
+    );
+    let mut rows = Vec::new();
+    for c in curves {
+        let r = match c {
+            CurveArg::Bls12_381G1 => bench_curve::<Bls12_381G1>(&ctx, n, steps, args.runs, &checks),
+            CurveArg::Bls12_381G2 => bench_curve::<Bls12_381G2>(&ctx, n, steps, args.runs, &checks),
+            CurveArg::Bls12_377G1 => bench_curve::<Bls12_377G1>(&ctx, n, steps, args.runs, &checks),
+            CurveArg::Bls12_377G2 => bench_curve::<Bls12_377G2>(&ctx, n, steps, args.runs, &checks),
+            CurveArg::EdOnBls12_377 => {
+                bench_curve::<EdOnBls12_377>(&ctx, n, steps, args.runs, &checks)
+            }
+        }?;
+        rows.extend(r);
+    }
+    println!();
+    println!("adapter: {} ({:?})", ctx.info().name, ctx.info().backend);
+    println!(
+        "{:<16} {:>5} {:>8} {:>9} {:>11} {:>6} {:>12} {:>11} {:>7} {:>11} {:>8}",
+        "group",
+        "op",
+        "checks",
+        "pipeline",
+        "gpu op/s",
+        "muls",
+        "implied m/s",
+        "field m/s",
+        "of fld",
+        "cpu op/s",
+        "gpu/cpu"
+    );
+    for r in &rows {
+        let implied = r.gpu_rate * r.muls as f64;
+        println!(
+            "{:<16} {:>5} {:>8} {:>8.3}s {:>11.3e} {:>6} {:>12.3e} {:>11.3e} {:>6.1}% {:>11.3e} {:>8.1}",
+            r.id,
+            r.op,
+            match r.checks {
+                Checks::Default => "default",
+                Checks::TrustedLoops => "trusted",
+            },
+            r.pipeline_s,
+            r.gpu_rate,
+            r.muls,
+            implied,
+            r.field_rate,
+            100.0 * implied / r.field_rate,
+            r.cpu_rate,
+            r.gpu_rate / r.cpu_rate
+        );
+    }
+    println!(
+        "muls: base-field multiplications per operation (general case); implied m/s: op/s x muls; \
+         field m/s: the base field's multiplication chain measured in this run; of fld: their ratio. \
+         GPU results were checked against arkworks."
+    );
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! [`GpuCurve`]: what an engine needs to know of an arkworks group to run it on the GPU.
+
+use std::fmt::Debug;
+use std::sync::OnceLock;
+
+use ark_ec::short_weierstrass::{self as sw, SWCurveConfig};
+use ark_ec::twisted_edwards::{self as te, TECurveConfig};
+use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
+use ark_ff::{Field, PrimeField, Zero};
+use zkgpu_limbs::{DecodeError, LimbEncode, decode_slice, encode_into};
+use zkgpu_shaders::CurveModule;
+
+use crate::formulas::{twisted_edwards_a_minus_1, weierstrass_a0};
+use crate::vm::Program;
+
+/// A coordinate field whose elements occupy `DEGREE` VM registers of the base field `B`.
+pub trait Coord<B>: Field {
+    /// Registers per element.
+    const DEGREE: usize;
+    /// Appends the registers of `self`.
+    fn push_regs(&self, out: &mut Vec<B>);
+    /// Reads an element from `DEGREE` registers.
+    fn from_regs(r: &[B]) -> Self;
+}
+
+macro_rules! prime_coord {
+    ($f:ty) => {
+        impl Coord<$f> for $f {
+            const DEGREE: usize = 1;
+            fn push_regs(&self, out: &mut Vec<$f>) {
+                out.push(*self);
+            }
+            fn from_regs(r: &[$f]) -> Self {
+                r[0]
+            }
+        }
+    };
+}
+prime_coord!(ark_bls12_381::Fq);
+prime_coord!(ark_bls12_377::Fq);
+prime_coord!(ark_ed_on_bls12_377::Fq);
+
+macro_rules! fq2_coord {
+    ($f2:ty, $f:ty) => {
+        impl Coord<$f> for $f2 {
+            const DEGREE: usize = 2;
+            fn push_regs(&self, out: &mut Vec<$f>) {
+                out.push(self.c0);
+                out.push(self.c1);
+            }
+            fn from_regs(r: &[$f]) -> Self {
+                <$f2>::new(r[0], r[1])
+            }
+        }
+    };
+}
+fq2_coord!(ark_bls12_381::Fq2, ark_bls12_381::Fq);
+fq2_coord!(ark_bls12_377::Fq2, ark_bls12_377::Fq);
+
+/// An arkworks group the GPU engines run on: its shader module, its formula program, and the
+/// mapping between arkworks points and VM registers.
+///
+/// Points cross to the GPU as base-field registers: an affine point is `x, y` (arkworks'
+/// identity encodings kept: `(0, 0)` on the Weierstrass curves, `(0, 1)` on ed-on-bls12-377),
+/// an accumulator is 4 coordinates (XYZZ, or extended twisted Edwards). Adding a group is one
+/// line of [`crate::curves`]'s macros.
+pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
+    /// The field of the VM's registers (the curve's base prime field).
+    type Base: PrimeField + LimbEncode;
+    /// The scalar field.
+    type Scalar: PrimeField;
+    /// arkworks affine points.
+    type Affine: AffineRepr<ScalarField = Self::Scalar, Group = Self::Projective>;
+    /// arkworks projective points.
+    type Projective: CurveGroup<Affine = Self::Affine, ScalarField = Self::Scalar>;
+    /// Stable identifier, e.g. `bls12_381_g1`.
+    const ID: &'static str;
+    /// Base-field registers per coordinate (2 for G2).
+    const DEGREE: usize;
+    /// The shader module family of this group.
+    const SHADER: CurveModule;
+
+    /// The formula program (`madd`, `add`, `dbl`), assembled once.
+    fn program() -> &'static Program<Self::Base>;
+    /// Appends the `2 DEGREE` registers of an affine point.
+    fn affine_regs(p: &Self::Affine, out: &mut Vec<Self::Base>);
+    /// Appends the `4 DEGREE` accumulator registers of a projective point.
+    fn projective_regs(p: &Self::Projective, out: &mut Vec<Self::Base>);
+    /// The projective point of `4 DEGREE` accumulator registers.
+    fn from_acc_regs(r: &[Self::Base]) -> Self::Projective;
+
+    /// u32 words of one affine point on the GPU.
+    fn affine_words() -> usize {
+        2 * Self::DEGREE * <Self::Base as LimbEncode>::WORDS
+    }
+    /// u32 words of one accumulator on the GPU.
+    fn acc_words() -> usize {
+        4 * Self::DEGREE * <Self::Base as LimbEncode>::WORDS
+    }
+}
+
+/// Limbs of affine points, `C::affine_words()` each.
+pub fn encode_affine<C: GpuCurve>(points: &[C::Affine]) -> Vec<u32> {
+    let mut regs = Vec::with_capacity(points.len() * 2 * C::DEGREE);
+    for p in points {
+        C::affine_regs(p, &mut regs);
+    }
+    let mut out = vec![0; regs.len() * <C::Base as LimbEncode>::WORDS];
+    encode_into(&regs, &mut out);
+    out
+}
+
+/// Limbs of accumulators, `C::acc_words()` each.
+pub fn encode_projective<C: GpuCurve>(points: &[C::Projective]) -> Vec<u32> {
+    let mut regs = Vec::with_capacity(points.len() * 4 * C::DEGREE);
+    for p in points {
+        C::projective_regs(p, &mut regs);
+    }
+    let mut out = vec![0; regs.len() * <C::Base as LimbEncode>::WORDS];
+    encode_into(&regs, &mut out);
+    out
+}
+
+/// Projective points from accumulator limbs.
+pub fn decode_projective<C: GpuCurve>(words: &[u32]) -> Result<Vec<C::Projective>, DecodeError> {
+    if !words.len().is_multiple_of(C::acc_words()) {
+        return Err(DecodeError::Length {
+            per_element: C::acc_words(),
+            got: words.len(),
+        });
+    }
+    let regs = decode_slice::<C::Base>(words)?;
+    Ok(regs
+        .chunks_exact(4 * C::DEGREE)
+        .map(C::from_acc_regs)
+        .collect())
+}
+
+/// Weierstrass (a = 0) accumulator registers: XYZZ from Jacobian `(X, Y, Z)`: `ZZ = Z^2`,
+/// `ZZZ = Z^3`.
+pub fn sw_projective_regs<P: SWCurveConfig, B>(p: &sw::Projective<P>, out: &mut Vec<B>)
+where
+    P::BaseField: Coord<B>,
+{
+    let zz = p.z.square();
+    let zzz = zz * p.z;
+    for c in [p.x, p.y, zz, zzz] {
+        c.push_regs(out);
+    }
+}
+
+/// Jacobian from XYZZ: `X_J = X ZZ ZZZ^2`, `Y_J = Y ZZ^3 ZZZ^2`, `Z_J = ZZ ZZZ` (then
+/// `X_J / Z_J^2 = X / ZZ` and `Y_J / Z_J^3 = Y / ZZZ`).
+pub fn sw_from_acc_regs<P: SWCurveConfig, B>(r: &[B]) -> sw::Projective<P>
+where
+    P::BaseField: Coord<B>,
+{
+    let d = <P::BaseField as Coord<B>>::DEGREE;
+    let c = |i: usize| <P::BaseField as Coord<B>>::from_regs(&r[i * d..(i + 1) * d]);
+    let (x, y, zz, zzz) = (c(0), c(1), c(2), c(3));
+    if zz.is_zero() {
+        return sw::Projective::zero();
+    }
+    let zzz2 = zzz.square();
+    sw::Projective::new_unchecked(x * zz * zzz2, y * zz.square() * zz * zzz2, zz * zzz)
+}
+
+/// Weierstrass affine registers: `x, y`, the identity as `(0, 0)`.
+pub fn sw_affine_regs<P: SWCurveConfig, B>(p: &sw::Affine<P>, out: &mut Vec<B>)
+where
+    P::BaseField: Coord<B>,
+{
+    let (x, y) = p.xy().unwrap_or((P::BaseField::ZERO, P::BaseField::ZERO));
+    x.push_regs(out);
+    y.push_regs(out);
+}
+
+macro_rules! sw_curve {
+    ($(#[$doc:meta])* $name:ident, $id:literal, $cfg:ty, $base:ty, $degree:expr, $k:expr, $shader:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name;
+
+        impl GpuCurve for $name {
+            type Base = $base;
+            type Scalar = <$cfg as ark_ec::CurveConfig>::ScalarField;
+            type Affine = sw::Affine<$cfg>;
+            type Projective = sw::Projective<$cfg>;
+            const ID: &'static str = $id;
+            const DEGREE: usize = $degree;
+            const SHADER: CurveModule = $shader;
+
+            fn program() -> &'static Program<$base> {
+                static P: OnceLock<Program<$base>> = OnceLock::new();
+                P.get_or_init(|| weierstrass_a0($degree, $k))
+            }
+            fn affine_regs(p: &Self::Affine, out: &mut Vec<$base>) {
+                sw_affine_regs(p, out)
+            }
+            fn projective_regs(p: &Self::Projective, out: &mut Vec<$base>) {
+                sw_projective_regs(p, out)
+            }
+            fn from_acc_regs(r: &[$base]) -> Self::Projective {
+                sw_from_acc_regs(r)
+            }
+        }
+    };
+}
+
+sw_curve!(
+    /// BLS12-381 G1 (over Fq).
+    Bls12_381G1, "bls12_381_g1", ark_bls12_381::g1::Config, ark_bls12_381::Fq, 1, 0, CurveModule::Bls12_381G1
+);
+sw_curve!(
+    /// BLS12-381 G2 (over Fq2 = Fq[u]/(u^2 + 1)).
+    Bls12_381G2, "bls12_381_g2", ark_bls12_381::g2::Config, ark_bls12_381::Fq, 2, 1, CurveModule::Bls12_381G2
+);
+sw_curve!(
+    /// BLS12-377 G1 (over Fq).
+    Bls12_377G1, "bls12_377_g1", ark_bls12_377::g1::Config, ark_bls12_377::Fq, 1, 0, CurveModule::Bls12_377G1
+);
+sw_curve!(
+    /// BLS12-377 G2 (over Fq2 = Fq[u]/(u^2 + 5)).
+    Bls12_377G2, "bls12_377_g2", ark_bls12_377::g2::Config, ark_bls12_377::Fq, 2, 5, CurveModule::Bls12_377G2
+);
+
+/// ed-on-bls12-377 (twisted Edwards, a = -1, d = 3021, over BLS12-377's Fr).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EdOnBls12_377;
+
+impl GpuCurve for EdOnBls12_377 {
+    type Base = ark_ed_on_bls12_377::Fq;
+    type Scalar = ark_ed_on_bls12_377::Fr;
+    type Affine = ark_ed_on_bls12_377::EdwardsAffine;
+    type Projective = ark_ed_on_bls12_377::EdwardsProjective;
+    const ID: &'static str = "ed_on_bls12_377";
+    const DEGREE: usize = 1;
+    const SHADER: CurveModule = CurveModule::EdOnBls12_377;
+
+    fn program() -> &'static Program<Self::Base> {
+        static P: OnceLock<Program<ark_ed_on_bls12_377::Fq>> = OnceLock::new();
+        P.get_or_init(|| {
+            debug_assert_eq!(
+                <ark_ed_on_bls12_377::EdwardsConfig as TECurveConfig>::COEFF_A,
+                -ark_ed_on_bls12_377::Fq::ONE
+            );
+            twisted_edwards_a_minus_1(
+                <ark_ed_on_bls12_377::EdwardsConfig as TECurveConfig>::COEFF_D,
+            )
+        })
+    }
+    fn affine_regs(p: &Self::Affine, out: &mut Vec<Self::Base>) {
+        out.push(p.x);
+        out.push(p.y);
+    }
+    fn projective_regs(p: &Self::Projective, out: &mut Vec<Self::Base>) {
+        out.extend([p.x, p.y, p.t, p.z]);
+    }
+    fn from_acc_regs(r: &[Self::Base]) -> Self::Projective {
+        te::Projective::new_unchecked(r[0], r[1], r[2], r[3])
+    }
+}

@@ -1,0 +1,18 @@
+//! The five groups of zkgpu on the GPU: BLS12-381 and BLS12-377 G1 and G2, and
+//! ed-on-bls12-377.
+//!
+//! Curve formulas are programs of a small register VM ([`vm`]), written once in
+//! [`formulas`], checked on the CPU against ark-ec, and run on the GPU by one interpreter loop
+//! with a single field-multiplication call site (`shaders/kernels/curve_vm.wgsl`). [`GpuCurve`]
+//! maps an arkworks group to its shader module, its program and its register encoding, so
+//! engines are generic over the groups. No wgpu here.
+
+pub mod curve;
+pub mod formulas;
+pub mod vm;
+
+pub use curve::{
+    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Coord, EdOnBls12_377, GpuCurve,
+    decode_projective, encode_affine, encode_projective,
+};
+pub use vm::{Program, RunStats, VmError};

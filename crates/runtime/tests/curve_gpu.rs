@@ -1,0 +1,173 @@
+//! The curve VM on the GPU against ark-ec, for every group: random P+Q, P+P, P+(-P), P+O, O+P,
+//! O+O, doubling of O, mixed addition with the affine identity, long accumulation chains, and
+//! register encode/decode round trips.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::OnceLock;
+
+use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
+use ark_ff::{UniformRand, Zero};
+use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use zkgpu_curves::{
+    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve, decode_projective,
+    encode_projective,
+};
+use zkgpu_runtime::GpuContext;
+use zkgpu_runtime::curve::CurveVm;
+
+fn ctx() -> &'static GpuContext {
+    static CTX: OnceLock<GpuContext> = OnceLock::new();
+    CTX.get_or_init(|| GpuContext::from_env_blocking().unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn rng_for<C: GpuCurve>(what: &str) -> StdRng {
+    let seed = C::ID
+        .bytes()
+        .chain(what.bytes())
+        .fold(17u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    eprintln!("{} {what}: seed {seed}", C::ID);
+    StdRng::seed_from_u64(seed)
+}
+
+/// Another projective representation (other Z) of `p`.
+fn rescaled<C: GpuCurve>(p: C::Projective, rng: &mut StdRng) -> C::Projective {
+    let r = C::Projective::rand(rng);
+    p + r - r
+}
+
+/// Operand pairs covering every special case, then random pairs.
+fn pairs<C: GpuCurve>(rng: &mut StdRng) -> (Vec<C::Projective>, Vec<C::Projective>) {
+    let o = C::Projective::zero();
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for _ in 0..8 {
+        let p = rescaled::<C>(C::Projective::rand(rng), rng);
+        let q = C::Projective::rand(rng);
+        for (x, y) in [
+            (p, q),
+            (p, rescaled::<C>(p, rng)),
+            (p, rescaled::<C>(-p, rng)),
+            (o, q),
+            (p, o),
+            (o, o),
+            (q.double(), q),
+        ] {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    for _ in 0..200 {
+        a.push(rescaled::<C>(C::Projective::rand(rng), rng));
+        b.push(C::Projective::rand(rng));
+    }
+    (a, b)
+}
+
+fn check_ops<C: GpuCurve>() {
+    let vm = CurveVm::<C>::new(ctx()).unwrap();
+    let mut rng = rng_for::<C>("ops");
+    let (a, b) = pairs::<C>(&mut rng);
+    let want: Vec<C::Projective> = a.iter().zip(&b).map(|(x, y)| *x + y).collect();
+
+    let got = pollster::block_on(vm.add(&a, &b)).unwrap();
+    assert_eq!(got.len(), a.len());
+    for i in 0..a.len() {
+        assert_eq!(got[i], want[i], "{} add case {i}", C::ID);
+    }
+
+    let b_affine: Vec<C::Affine> = C::Projective::normalize_batch(&b);
+    let got = pollster::block_on(vm.madd(&a, &b_affine)).unwrap();
+    for i in 0..a.len() {
+        assert_eq!(got[i], want[i], "{} madd case {i}", C::ID);
+    }
+
+    let got = pollster::block_on(vm.double(&a)).unwrap();
+    for i in 0..a.len() {
+        assert_eq!(got[i], a[i].double(), "{} dbl case {i}", C::ID);
+    }
+    assert!(
+        a.iter().any(Zero::is_zero) && b_affine.iter().any(AffineRepr::is_zero),
+        "identities covered"
+    );
+}
+
+/// Chains of `steps` mixed additions per invocation, over a stream with duplicates, negations
+/// and identities mixed in; compared with the CPU sums.
+fn check_chains<C: GpuCurve>(steps: usize) {
+    let vm = CurveVm::<C>::new(ctx()).unwrap();
+    let mut rng = rng_for::<C>("chain");
+    let chains = 8;
+    let pool: Vec<C::Affine> = (0..16).map(|_| C::Affine::rand(&mut rng)).collect();
+    let mut points = Vec::with_capacity(chains * steps);
+    for _ in 0..chains * steps {
+        let p = pool[rng.gen_range(0..pool.len())];
+        points.push(match rng.gen_range(0..8) {
+            0 => C::Affine::zero(),
+            1 => (-p.into_group()).into_affine(),
+            _ => p,
+        });
+    }
+    let start: Vec<C::Projective> = (0..chains)
+        .map(|i| {
+            if i == 0 {
+                C::Projective::zero()
+            } else {
+                C::Projective::rand(&mut rng)
+            }
+        })
+        .collect();
+    let got = pollster::block_on(vm.madd_chain(&start, &points)).unwrap();
+    for (i, s) in start.iter().enumerate() {
+        let want = points[i * steps..(i + 1) * steps]
+            .iter()
+            .fold(*s, |acc, p| acc + p);
+        assert_eq!(got[i], want, "{} chain {i} of {steps} madds", C::ID);
+    }
+}
+
+fn check_round_trip<C: GpuCurve>() {
+    let mut rng = rng_for::<C>("round trip");
+    let pts: Vec<C::Projective> = (0..32)
+        .map(|_| C::Projective::rand(&mut rng))
+        .chain([C::Projective::zero()])
+        .collect();
+    let words = encode_projective::<C>(&pts);
+    assert_eq!(words.len(), pts.len() * C::acc_words());
+    assert_eq!(decode_projective::<C>(&words).unwrap(), pts);
+}
+
+macro_rules! curve_tests {
+    ($name:ident, $curve:ty, $chain:expr) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn ops_match_ark_ec() {
+                check_ops::<$curve>();
+            }
+            #[test]
+            fn madd_chains_match_ark_ec() {
+                check_chains::<$curve>($chain);
+            }
+            #[test]
+            fn encode_decode_round_trip() {
+                check_round_trip::<$curve>();
+            }
+        }
+    };
+}
+
+curve_tests!(bls12_381_g1, Bls12_381G1, 1000);
+curve_tests!(bls12_381_g2, Bls12_381G2, 400);
+curve_tests!(bls12_377_g1, Bls12_377G1, 1000);
+curve_tests!(bls12_377_g2, Bls12_377G2, 400);
+curve_tests!(ed_on_bls12_377, EdOnBls12_377, 1000);
+
+#[test]
+fn bad_job_shapes_are_errors() {
+    let vm = CurveVm::<Bls12_381G1>::new(ctx()).unwrap();
+    let p = vec![ark_bls12_381::G1Projective::zero(); 3];
+    let q = vec![ark_bls12_381::G1Affine::zero(); 4];
+    assert!(pollster::block_on(vm.madd(&p, &q)).is_err());
+    assert!(pollster::block_on(vm.madd_chain(&p, &q)).is_err());
+}
