@@ -51,10 +51,14 @@ pub struct CurveArgs {
     /// Shader runtime checks.
     #[arg(long, value_enum, default_value = "both")]
     checks: ChecksArg,
+    /// Invocations per workgroup (repeatable: one table block each).
+    #[arg(long, default_value = "64")]
+    workgroup_size: Vec<u32>,
 }
 
 struct Row {
     id: &'static str,
+    workgroup_size: u32,
     op: &'static str,
     checks: Checks,
     pipeline_s: f64,
@@ -92,13 +96,39 @@ fn muls_of<C: GpuCurve>(entry: &str, rng: &mut StdRng) -> usize {
 
 fn bench_curve<C: GpuCurve>(
     ctx: &GpuContext,
+    workgroup_size: u32,
     n: u32,
     steps: u32,
     runs: usize,
     checks: &[Checks],
 ) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    // The base field's multiplication rate on this device, measured first and long enough for
+    // the clocks to ramp up: the ceiling of every formula.
+    let field = C::SHADER.field();
+    let fk = FieldKernels::new(ctx, field);
+    let fw = field.words() as usize;
+    let software = ctx.info().device_type == zkgpu_runtime::wgpu::DeviceType::Cpu;
+    let (elems, reps) = if software {
+        (1usize << 10, 16)
+    } else {
+        (1usize << 20, 256)
+    };
+    // Throughput inputs only (not checked): pseudo-random limbs, top limb zero (so below 2p).
+    let fa: Vec<u32> = (0..elems * fw)
+        .map(|i| {
+            if i % fw == fw - 1 {
+                0
+            } else {
+                (i as u32).wrapping_mul(2_654_435_761) % 8191
+            }
+        })
+        .collect();
+    let field_rate =
+        pollster::block_on(fk.bench_mul_chain(&fa, &fa, reps, runs.max(3), Checks::Default))?
+            .mults_per_second;
+
     let mut rng = StdRng::seed_from_u64(7);
-    let vm = CurveVm::<C>::new(ctx)?;
+    let vm = CurveVm::<C>::with_workgroup_size(ctx, workgroup_size)?;
     let records = 256usize;
     let pool: Vec<C::Projective> = (0..records)
         .map(|_| C::Projective::rand(&mut rng))
@@ -167,24 +197,6 @@ fn bench_curve<C: GpuCurve>(
     let cpu_dbl = (cpu_chains * steps as usize) as f64 / t.elapsed().as_secs_f64();
     std::hint::black_box(dbls);
 
-    // The base field's multiplication rate on this device, measured now: the ceiling.
-    let field = C::SHADER.field();
-    let fk = FieldKernels::new(ctx, field);
-    let fw = field.words() as usize;
-    // Throughput inputs only (not checked): pseudo-random limbs, top limb zero (so below 2p).
-    let elems = (n as usize * 4).min(1 << 18);
-    let fa: Vec<u32> = (0..elems * fw)
-        .map(|i| {
-            if i % fw == fw - 1 {
-                0
-            } else {
-                (i as u32).wrapping_mul(2_654_435_761) % 8191
-            }
-        })
-        .collect();
-    let field_rate = pollster::block_on(fk.bench_mul_chain(&fa, &fa, 64, runs, Checks::Default))?
-        .mults_per_second;
-
     let madd_muls = muls_of::<C>("madd", &mut rng);
     let dbl_muls = muls_of::<C>("dbl", &mut rng);
     let mut rows = Vec::new();
@@ -205,6 +217,7 @@ fn bench_curve<C: GpuCurve>(
             eprintln!("  {} {op} {c:?}: {:.3e}/s", C::ID, r.ops_per_second);
             rows.push(Row {
                 id: C::ID,
+                workgroup_size,
                 op,
                 checks: c,
                 pipeline_s: r.pipeline_seconds,
@@ -248,23 +261,34 @@ pub fn run(args: &CurveArgs) -> Result<(), Box<dyn std::error::Error>> {
         rayon::current_num_threads()
     );
     let mut rows = Vec::new();
-    for c in curves {
-        let r = match c {
-            CurveArg::Bls12_381G1 => bench_curve::<Bls12_381G1>(&ctx, n, steps, args.runs, &checks),
-            CurveArg::Bls12_381G2 => bench_curve::<Bls12_381G2>(&ctx, n, steps, args.runs, &checks),
-            CurveArg::Bls12_377G1 => bench_curve::<Bls12_377G1>(&ctx, n, steps, args.runs, &checks),
-            CurveArg::Bls12_377G2 => bench_curve::<Bls12_377G2>(&ctx, n, steps, args.runs, &checks),
-            CurveArg::EdOnBls12_377 => {
-                bench_curve::<EdOnBls12_377>(&ctx, n, steps, args.runs, &checks)
-            }
-        }?;
-        rows.extend(r);
+    for &wg in &args.workgroup_size {
+        for &c in &curves {
+            let r = match c {
+                CurveArg::Bls12_381G1 => {
+                    bench_curve::<Bls12_381G1>(&ctx, wg, n, steps, args.runs, &checks)
+                }
+                CurveArg::Bls12_381G2 => {
+                    bench_curve::<Bls12_381G2>(&ctx, wg, n, steps, args.runs, &checks)
+                }
+                CurveArg::Bls12_377G1 => {
+                    bench_curve::<Bls12_377G1>(&ctx, wg, n, steps, args.runs, &checks)
+                }
+                CurveArg::Bls12_377G2 => {
+                    bench_curve::<Bls12_377G2>(&ctx, wg, n, steps, args.runs, &checks)
+                }
+                CurveArg::EdOnBls12_377 => {
+                    bench_curve::<EdOnBls12_377>(&ctx, wg, n, steps, args.runs, &checks)
+                }
+            }?;
+            rows.extend(r);
+        }
     }
     println!();
     println!("adapter: {} ({:?})", ctx.info().name, ctx.info().backend);
     println!(
-        "{:<16} {:>5} {:>8} {:>9} {:>11} {:>6} {:>12} {:>11} {:>7} {:>11} {:>8}",
+        "{:<16} {:>4} {:>5} {:>8} {:>9} {:>11} {:>6} {:>12} {:>11} {:>7} {:>11} {:>8}",
         "group",
+        "wg",
         "op",
         "checks",
         "pipeline",
@@ -279,8 +303,9 @@ pub fn run(args: &CurveArgs) -> Result<(), Box<dyn std::error::Error>> {
     for r in &rows {
         let implied = r.gpu_rate * r.muls as f64;
         println!(
-            "{:<16} {:>5} {:>8} {:>8.3}s {:>11.3e} {:>6} {:>12.3e} {:>11.3e} {:>6.1}% {:>11.3e} {:>8.1}",
+            "{:<16} {:>4} {:>5} {:>8} {:>8.3}s {:>11.3e} {:>6} {:>12.3e} {:>11.3e} {:>6.1}% {:>11.3e} {:>8.1}",
             r.id,
+            r.workgroup_size,
             r.op,
             match r.checks {
                 Checks::Default => "default",

@@ -4,12 +4,13 @@ use std::fmt::Debug;
 use std::sync::OnceLock;
 
 use ark_ec::short_weierstrass::{self as sw, SWCurveConfig};
-use ark_ec::twisted_edwards::{self as te, TECurveConfig};
+use ark_ec::twisted_edwards::TECurveConfig;
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
-use ark_ff::{Field, PrimeField, Zero};
+use ark_ff::{Field, PrimeField};
 use zkgpu_limbs::{DecodeError, LimbEncode, decode_slice, encode_into};
 use zkgpu_shaders::CurveModule;
 
+use crate::coords::{TeExtended, Xyzz};
 use crate::formulas::{twisted_edwards_a_minus_1, weierstrass_a0};
 use crate::vm::Program;
 
@@ -136,33 +137,30 @@ pub fn decode_projective<C: GpuCurve>(words: &[u32]) -> Result<Vec<C::Projective
         .collect())
 }
 
-/// Weierstrass (a = 0) accumulator registers: XYZZ from Jacobian `(X, Y, Z)`: `ZZ = Z^2`,
-/// `ZZZ = Z^3`.
+/// Weierstrass (a = 0) accumulator registers: [`Xyzz`] of arkworks' Jacobian point.
 pub fn sw_projective_regs<P: SWCurveConfig, B>(p: &sw::Projective<P>, out: &mut Vec<B>)
 where
     P::BaseField: Coord<B>,
 {
-    let zz = p.z.square();
-    let zzz = zz * p.z;
-    for c in [p.x, p.y, zz, zzz] {
+    for c in Xyzz::from_jacobian(p).coords() {
         c.push_regs(out);
     }
 }
 
-/// Jacobian from XYZZ: `X_J = X ZZ ZZZ^2`, `Y_J = Y ZZ^3 ZZZ^2`, `Z_J = ZZ ZZZ` (then
-/// `X_J / Z_J^2 = X / ZZ` and `Y_J / Z_J^3 = Y / ZZZ`).
+/// arkworks' Jacobian point of [`Xyzz`] accumulator registers.
 pub fn sw_from_acc_regs<P: SWCurveConfig, B>(r: &[B]) -> sw::Projective<P>
 where
     P::BaseField: Coord<B>,
 {
     let d = <P::BaseField as Coord<B>>::DEGREE;
     let c = |i: usize| <P::BaseField as Coord<B>>::from_regs(&r[i * d..(i + 1) * d]);
-    let (x, y, zz, zzz) = (c(0), c(1), c(2), c(3));
-    if zz.is_zero() {
-        return sw::Projective::zero();
+    Xyzz {
+        x: c(0),
+        y: c(1),
+        zz: c(2),
+        zzz: c(3),
     }
-    let zzz2 = zzz.square();
-    sw::Projective::new_unchecked(x * zz * zzz2, y * zz.square() * zz * zzz2, zz * zzz)
+    .into_jacobian()
 }
 
 /// Weierstrass affine registers: `x, y`, the identity as `(0, 0)`.
@@ -254,9 +252,15 @@ impl GpuCurve for EdOnBls12_377 {
         out.push(p.y);
     }
     fn projective_regs(p: &Self::Projective, out: &mut Vec<Self::Base>) {
-        out.extend([p.x, p.y, p.t, p.z]);
+        out.extend(TeExtended::from_ark(p).coords());
     }
     fn from_acc_regs(r: &[Self::Base]) -> Self::Projective {
-        te::Projective::new_unchecked(r[0], r[1], r[2], r[3])
+        TeExtended {
+            x: r[0],
+            y: r[1],
+            t: r[2],
+            z: r[3],
+        }
+        .into_ark()
     }
 }

@@ -7,10 +7,12 @@
 //! maps an arkworks group to its shader module, its program and its register encoding, so
 //! engines are generic over the groups. No wgpu here.
 
+pub mod coords;
 pub mod curve;
 pub mod formulas;
 pub mod vm;
 
+pub use coords::{TeExtended, Xyzz};
 pub use curve::{
     Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Coord, EdOnBls12_377, GpuCurve,
     decode_projective, encode_affine, encode_projective,

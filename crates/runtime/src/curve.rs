@@ -63,23 +63,35 @@ pub struct VmBench {
 #[derive(Debug)]
 pub struct CurveVm<'c, C: GpuCurve> {
     ctx: &'c GpuContext,
+    workgroup_size: u32,
     module: Composed,
     code: wgpu::Buffer,
     consts: u32,
     _curve: PhantomData<C>,
 }
 
-const WORKGROUP_SIZE: u32 = 64;
+const DEFAULT_WORKGROUP_SIZE: u32 = 64;
 
 impl<'c, C: GpuCurve> CurveVm<'c, C> {
     /// Uploads `C`'s program.
     pub fn new(ctx: &'c GpuContext) -> Result<Self> {
+        Self::with_workgroup_size(ctx, DEFAULT_WORKGROUP_SIZE)
+    }
+
+    /// Uploads `C`'s program; dispatches use workgroups of `workgroup_size` invocations.
+    pub fn with_workgroup_size(ctx: &'c GpuContext, workgroup_size: u32) -> Result<Self> {
+        if workgroup_size == 0 || workgroup_size > ctx.limits().max_compute_workgroup_size_x {
+            return Err(GpuError::InvalidInput(format!(
+                "workgroup size {workgroup_size} is outside the device's range"
+            )));
+        }
         let prog = C::program();
         let mut words = prog.code.clone();
         let consts = words.len() as u32;
         words.extend(encode_slice(&prog.consts));
         Ok(Self {
             ctx,
+            workgroup_size,
             module: curve_vm(C::SHADER),
             code: ctx.storage_buffer(&format!("{} vm code", C::ID), &words)?,
             consts,
@@ -128,11 +140,16 @@ impl<'c, C: GpuCurve> CurveVm<'c, C> {
             .map_err(|e| GpuError::InvalidInput(e.to_string()))?;
         let pipeline = self
             .ctx
-            .pipeline(&self.module, "curve_vm_exec", checks, &[])
+            .pipeline(
+                &self.module,
+                "curve_vm_exec",
+                checks,
+                &[("WORKGROUP_SIZE", f64::from(self.workgroup_size))],
+            )
             .await?;
         let (x, y, row_stride) = grid(
             count,
-            WORKGROUP_SIZE,
+            self.workgroup_size,
             self.ctx.limits().max_compute_workgroups_per_dimension,
         );
         let init = self.ctx.storage_buffer("vm init", job.init)?;

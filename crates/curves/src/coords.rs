@@ -1,0 +1,95 @@
+//! Point representations by coordinate system. On the GPU a point is a run of VM registers in
+//! the order of these fields (crates/curves/src/formulas.rs); here they have names.
+//!
+//! The accumulator forms were chosen by cost, counted exactly by the CPU formula tests (base
+//! multiplications, squarings counted as multiplications since the VM has one multiplication
+//! site): for `a = 0` Weierstrass curves XYZZ costs 10 per mixed addition and 14 per addition
+//! against Jacobian's 11 and 16; MSM bucket accumulation is mixed additions and bucket
+//! reduction is additions, so XYZZ wins despite its dearer doubling (9 against 7). Twisted
+//! Edwards uses extended coordinates, whose unified formulas are complete.
+
+use ark_ec::short_weierstrass::{self as sw, SWCurveConfig};
+use ark_ec::twisted_edwards::{self as te, TECurveConfig};
+use ark_ff::{Field, Zero};
+
+/// XYZZ coordinates (`x = X/ZZ`, `y = Y/ZZZ`, `ZZ^3 = ZZZ^2`; identity `ZZ = ZZZ = 0`), the
+/// Weierstrass accumulator: `G1Xyzz` and `G2Xyzz` on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Xyzz<F> {
+    /// `X`
+    pub x: F,
+    /// `Y`
+    pub y: F,
+    /// `ZZ`
+    pub zz: F,
+    /// `ZZZ`
+    pub zzz: F,
+}
+
+impl<F: Field> Xyzz<F> {
+    /// From arkworks' Jacobian `(X, Y, Z)`: `ZZ = Z^2`, `ZZZ = Z^3`.
+    pub fn from_jacobian<P: SWCurveConfig<BaseField = F>>(p: &sw::Projective<P>) -> Self {
+        let zz = p.z.square();
+        Self {
+            x: p.x,
+            y: p.y,
+            zz,
+            zzz: zz * p.z,
+        }
+    }
+
+    /// To arkworks' Jacobian: `X_J = X ZZ ZZZ^2`, `Y_J = Y ZZ^3 ZZZ^2`, `Z_J = ZZ ZZZ`, so
+    /// that `X_J / Z_J^2 = X / ZZ` and `Y_J / Z_J^3 = Y / ZZZ`.
+    pub fn into_jacobian<P: SWCurveConfig<BaseField = F>>(self) -> sw::Projective<P> {
+        if self.zz.is_zero() {
+            return sw::Projective::zero();
+        }
+        let zzz2 = self.zzz.square();
+        sw::Projective::new_unchecked(
+            self.x * self.zz * zzz2,
+            self.y * self.zz.square() * self.zz * zzz2,
+            self.zz * self.zzz,
+        )
+    }
+
+    /// The coordinates in register order.
+    pub fn coords(&self) -> [F; 4] {
+        [self.x, self.y, self.zz, self.zzz]
+    }
+}
+
+/// Extended twisted Edwards coordinates (`x = X/Z`, `y = Y/Z`, `T = XY/Z`; identity
+/// `(0, 1, 0, 1)`): `TeExtended` on the GPU. arkworks' projective form is the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TeExtended<F> {
+    /// `X`
+    pub x: F,
+    /// `Y`
+    pub y: F,
+    /// `T`
+    pub t: F,
+    /// `Z`
+    pub z: F,
+}
+
+impl<F: Field> TeExtended<F> {
+    /// From arkworks' projective point.
+    pub fn from_ark<P: TECurveConfig<BaseField = F>>(p: &te::Projective<P>) -> Self {
+        Self {
+            x: p.x,
+            y: p.y,
+            t: p.t,
+            z: p.z,
+        }
+    }
+
+    /// To arkworks' projective point.
+    pub fn into_ark<P: TECurveConfig<BaseField = F>>(self) -> te::Projective<P> {
+        te::Projective::new_unchecked(self.x, self.y, self.t, self.z)
+    }
+
+    /// The coordinates in register order.
+    pub fn coords(&self) -> [F; 4] {
+        [self.x, self.y, self.t, self.z]
+    }
+}
