@@ -100,19 +100,36 @@ impl<F: Field> ElAsm<F> {
         }
     }
 
-    /// `d = k x` in the base field, by doubling and adding (`d` must differ from `x`).
-    fn times_k(&mut self, d: Reg, x: Reg) {
-        let bits = 32 - self.k.leading_zeros();
-        self.asm.copy(d, x);
-        for i in (0..bits - 1).rev() {
+    /// `d = c x` in the base field for a small constant `c >= 2`, by doubling and adding
+    /// (`d` must differ from `x`).
+    fn times(&mut self, d: Reg, x: Reg, c: u32) {
+        debug_assert!(c >= 2 && d != x);
+        let bits = 32 - c.leading_zeros();
+        self.asm.dbl(d, x);
+        if (c >> (bits - 2)) & 1 == 1 {
+            self.asm.add(d, d, x);
+        }
+        for i in (0..bits.saturating_sub(2)).rev() {
             self.asm.dbl(d, d);
-            if (self.k >> i) & 1 == 1 {
+            if (c >> i) & 1 == 1 {
                 self.asm.add(d, d, x);
             }
         }
     }
 
-    /// `d = a b`. Over Fq2, Karatsuba: 3 base multiplications; `d` may alias `a` or `b`.
+    /// `d = x - k y` in the base field (`k y` into scratch `s` unless `k = 1`). `d` may alias
+    /// `x` or `y`.
+    fn sub_times_k(&mut self, d: Reg, x: Reg, y: Reg, s: Reg) {
+        if self.k == 1 {
+            self.asm.sub(d, x, y);
+        } else {
+            self.times(s, y, self.k);
+            self.asm.sub(d, x, s);
+        }
+    }
+
+    /// `d = a b`. Over Fq2, Karatsuba: 3 base multiplications; `d` may alias `a` or `b` (both
+    /// are read in full before `d` is written).
     pub fn mul(&mut self, d: El, a: El, b: El) {
         if self.degree == 1 {
             self.asm.mul(d.c[0], a.c[0], b.c[0]);
@@ -124,15 +141,13 @@ impl<F: Field> ElAsm<F> {
         self.asm.mul(s1, a1, b1); // v1
         self.asm.add(s2, a0, a1);
         self.asm.add(s3, b0, b1);
-        self.asm.mul(s2, s2, s3); // (a0 + a1)(b0 + b1)
-        self.asm.sub(s2, s2, s0);
-        self.asm.sub(s2, s2, s1); // c1 = m - v0 - v1
-        self.times_k(s3, s1); // k v1
-        self.asm.sub(d.c[0], s0, s3); // c0 = v0 + beta v1 = v0 - k v1
-        self.asm.copy(d.c[1], s2);
+        self.asm.mul(s2, s2, s3); // (a0 + a1)(b0 + b1): the last read of a and b
+        self.asm.sub(d.c[1], s2, s0);
+        self.asm.sub(d.c[1], d.c[1], s1); // c1 = m - v0 - v1
+        self.sub_times_k(d.c[0], s0, s1, s3); // c0 = v0 + beta v1 = v0 - k v1
     }
 
-    /// `d = a^2`. Over Fq2, the complex method: 2 base multiplications.
+    /// `d = a^2`. Over Fq2, the complex method: 2 base multiplications; `d` may alias `a`.
     pub fn sqr(&mut self, d: El, a: El) {
         if self.degree == 1 {
             self.asm.mul(d.c[0], a.c[0], a.c[0]);
@@ -142,12 +157,20 @@ impl<F: Field> ElAsm<F> {
         let (a0, a1) = (a.c[0], a.c[1]);
         self.asm.mul(s0, a0, a1); // v = a0 a1
         self.asm.add(s1, a0, a1);
-        self.times_k(s2, a1);
-        self.asm.sub(s2, a0, s2); // a0 + beta a1
-        self.asm.mul(s1, s1, s2); // m = (a0 + a1)(a0 + beta a1) = a0^2 + beta a1^2 + (1 + beta) v
-        self.times_k(s3, s0);
-        self.asm.add(s1, s1, s3);
-        self.asm.sub(d.c[0], s1, s0); // c0 = m - v - beta v
+        self.sub_times_k(s2, a0, a1, s3); // a0 + beta a1
+        // m = (a0 + a1)(a0 + beta a1) = a0^2 + beta a1^2 + (1 + beta) v; a is fully read.
+        // c0 = m - v - beta v = m + (k - 1) v.
+        if self.k == 1 {
+            self.asm.mul(d.c[0], s1, s2);
+        } else {
+            self.asm.mul(s1, s1, s2);
+            if self.k == 2 {
+                self.asm.add(d.c[0], s1, s0);
+            } else {
+                self.times(s2, s0, self.k - 1);
+                self.asm.add(d.c[0], s1, s2);
+            }
+        }
         self.asm.dbl(d.c[1], s0); // c1 = 2 v
     }
 
