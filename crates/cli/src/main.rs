@@ -4,6 +4,7 @@
 
 mod curve_bench;
 mod field_bench;
+mod vm_bench;
 
 use std::process::ExitCode;
 
@@ -40,6 +41,8 @@ enum BenchWhat {
     /// Mixed additions and doublings per second of each group, beside the base field's
     /// multiplication rate and arkworks on this machine's CPU cores.
     Curve(curve_bench::CurveArgs),
+    /// The cost of each curve-VM instruction, measured in field multiplications.
+    Vm(vm_bench::VmArgs),
 }
 
 /// Shader runtime checks to benchmark with.
@@ -70,6 +73,9 @@ fn main() -> ExitCode {
         Command::Bench {
             what: BenchWhat::Curve(args),
         } => curve_bench::run(&args),
+        Command::Bench {
+            what: BenchWhat::Vm(args),
+        } => vm_bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,7 +3,7 @@
 
 use std::marker::PhantomData;
 
-use zkgpu_curves::{GpuCurve, decode_projective, encode_affine, encode_projective};
+use zkgpu_curves::{GpuCurve, Program, decode_projective, encode_affine, encode_projective};
 use zkgpu_limbs::{LimbEncode, encode_slice};
 use zkgpu_shaders::{Composed, curve_vm};
 
@@ -64,6 +64,7 @@ pub struct VmBench {
 pub struct CurveVm<'c, C: GpuCurve> {
     ctx: &'c GpuContext,
     workgroup_size: u32,
+    program: &'c Program<C::Base>,
     module: Composed,
     code: wgpu::Buffer,
     consts: u32,
@@ -80,18 +81,28 @@ impl<'c, C: GpuCurve> CurveVm<'c, C> {
 
     /// Uploads `C`'s program; dispatches use workgroups of `workgroup_size` invocations.
     pub fn with_workgroup_size(ctx: &'c GpuContext, workgroup_size: u32) -> Result<Self> {
+        Self::with_program(ctx, C::program(), workgroup_size)
+    }
+
+    /// Uploads another program over `C`'s base field (for measuring the interpreter itself).
+    pub fn with_program(
+        ctx: &'c GpuContext,
+        program: &'c Program<C::Base>,
+        workgroup_size: u32,
+    ) -> Result<Self> {
         if workgroup_size == 0 || workgroup_size > ctx.limits().max_compute_workgroup_size_x {
             return Err(GpuError::InvalidInput(format!(
                 "workgroup size {workgroup_size} is outside the device's range"
             )));
         }
-        let prog = C::program();
+        let prog = program;
         let mut words = prog.code.clone();
         let consts = words.len() as u32;
         words.extend(encode_slice(&prog.consts));
         Ok(Self {
             ctx,
             workgroup_size,
+            program,
             module: curve_vm(C::SHADER),
             code: ctx.storage_buffer(&format!("{} vm code", C::ID), &words)?,
             consts,
@@ -135,7 +146,8 @@ impl<'c, C: GpuCurve> CurveVm<'c, C> {
         }
         let stream_records = u32::try_from(stream_records)
             .map_err(|_| GpuError::InvalidInput("stream too long".into()))?;
-        let entry = C::program()
+        let entry = self
+            .program
             .entry(job.entry)
             .map_err(|e| GpuError::InvalidInput(e.to_string()))?;
         let pipeline = self
