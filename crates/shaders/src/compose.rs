@@ -315,25 +315,10 @@ pub fn curve_vm(c: CurveModule) -> Composed {
     }
 }
 
-/// EXPERIMENT: BLS12-381 G1 mixed additions in dependency rounds
-/// (`shaders/kernels/g1_madd_rounds.wgsl`), measured against the curve VM by `zkgpu bench vm`.
-pub fn g1_madd_rounds() -> Composed {
-    let f = FieldModule::Bls12_381Fq;
-    let mut parts = f.parts();
-    parts.push(field_shim(f));
-    parts.push(fragment!("kernels/g1_madd_rounds.wgsl"));
-    Composed {
-        name: "g1_madd_rounds/bls12_381_fq".into(),
-        parts,
-        entry_points: &["g1_madd_rounds_chain"],
-    }
-}
-
 /// Every shipped module: what `build.rs` validates.
 pub fn all() -> Vec<Composed> {
     let mut v: Vec<Composed> = FieldModule::ALL.iter().map(|&f| field_library(f)).collect();
     v.extend(FieldModule::ALL.iter().map(|&f| field_ops(f)));
     v.extend(CurveModule::ALL.iter().map(|&c| curve_vm(c)));
-    v.push(g1_madd_rounds());
     v
 }

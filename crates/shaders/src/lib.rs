@@ -9,7 +9,7 @@ mod compose;
 
 pub use compose::{
     CURVE_VM_ENTRY_POINTS, Composed, CurveModule, FIELD_FUNCTIONS, FIELD_OPS_ENTRY_POINTS,
-    FieldModule, Part, all, curve_vm, field_library, field_ops, field_shim, g1_madd_rounds,
+    FieldModule, Part, all, curve_vm, field_library, field_ops, field_shim,
 };
 
 #[cfg(test)]
