@@ -1,15 +1,5 @@
-// The curve VM: elliptic-curve formulas run as short programs over a register file of
-// base-field elements (crates/curves/src/vm.rs defines the instruction set and assembles the
-// programs; crates/curves/src/formulas.rs holds the formulas). The interpreter below is the
-// only place that calls fe_mul, so the pipeline has one multiplication call site however long
-// the formulas are: on NVIDIA, compile time grows with call sites, not with program length.
-//
-// Composed after a base-field module, its `fe_` shim and `const VM_REGS`.
-//
-// Termination: every jump in a program goes forward (the assembler rejects backward jumps) and
-// every program ends in HALT, so vm_run ends after at most the program's length in steps; an
-// out-of-range pc reads 0 (HALT) under bounds checks. The kernel's other loops count up to
-// uniforms.
+// Runs VM programs over many inputs (the curve tests and `zkgpu bench curve`). Composed after
+// curve_vm_core.wgsl. The kernel's loops count up to uniforms.
 
 struct VmParams {
     // Invocations.
@@ -40,13 +30,10 @@ struct VmParams {
 // Tuning knob: invocations per workgroup.
 override WORKGROUP_SIZE: u32 = 64u;
 
-@group(0) @binding(0) var<storage, read> vm_code: array<u32>;
 @group(0) @binding(1) var<storage, read> vm_init: array<u32>;
 @group(0) @binding(2) var<storage, read> vm_stream: array<u32>;
 @group(0) @binding(3) var<storage, read_write> vm_out: array<u32>;
 @group(0) @binding(4) var<uniform> params: VmParams;
-
-var<private> regs: array<Fe, VM_REGS>;
 
 fn load_init(offset: u32) -> Fe {
     var w: array<u32, FE_WORDS>;
@@ -64,75 +51,10 @@ fn load_stream(offset: u32) -> Fe {
     return fe_from_words(w);
 }
 
-fn load_const(offset: u32) -> Fe {
-    var w: array<u32, FE_WORDS>;
-    for (var j = 0u; j < FE_WORDS; j++) {
-        w[j] = vm_code[offset + j];
-    }
-    return fe_from_words(w);
-}
-
 fn store_out(offset: u32, x: Fe) {
     let w = fe_to_words(x);
     for (var j = 0u; j < FE_WORDS; j++) {
         vm_out[offset + j] = w[j];
-    }
-}
-
-// Runs the program from `entry` until HALT. Instruction: bits 0-3 opcode, 4-11 d, 12-19 a,
-// 20-31 b (register, constant index or jump target).
-fn vm_run(entry: u32) {
-    var pc = entry;
-    loop {
-        let ins = vm_code[pc];
-        pc = pc + 1u;
-        let code = ins & 15u;
-        if (code == 0u) {
-            break;
-        }
-        let d = (ins >> 4u) & 255u;
-        let a = (ins >> 12u) & 255u;
-        let b = ins >> 20u;
-        switch code {
-            case 1u: {
-                regs[d] = fe_mul(regs[a], regs[b]);
-            }
-            case 2u: {
-                regs[d] = fe_add(regs[a], regs[b]);
-            }
-            case 3u: {
-                regs[d] = fe_sub(regs[a], regs[b]);
-            }
-            case 4u: {
-                regs[d] = fe_double(regs[a]);
-            }
-            case 5u: {
-                regs[d] = regs[a];
-            }
-            case 6u: {
-                regs[d] = fe_zero();
-            }
-            case 7u: {
-                regs[d] = fe_one();
-            }
-            case 8u: {
-                regs[d] = load_const(params.consts + b * FE_WORDS);
-            }
-            case 9u: {
-                if (fe_is_zero(regs[a])) {
-                    pc = b;
-                }
-            }
-            case 10u: {
-                if (!fe_is_zero(regs[a])) {
-                    pc = b;
-                }
-            }
-            case 11u: {
-                pc = b;
-            }
-            default: {}
-        }
     }
 }
 
@@ -146,6 +68,7 @@ fn curve_vm_exec(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= params.count) {
         return;
     }
+    vm_consts = params.consts;
     for (var r = 0u; r < params.n_load; r++) {
         regs[r] = load_init((i * params.n_load + r) * FE_WORDS);
     }

@@ -300,6 +300,15 @@ pub const CURVE_VM_ENTRY_POINTS: &[&str] = &["curve_vm_exec"];
 
 /// The curve VM (`shaders/kernels/curve_vm.wgsl`) for group `c`.
 pub fn curve_vm(c: CurveModule) -> Composed {
+    Composed {
+        name: format!("curve_vm/{}", c.id()),
+        parts: vm_parts(c, vec![fragment!("kernels/curve_vm.wgsl")]),
+        entry_points: CURVE_VM_ENTRY_POINTS,
+    }
+}
+
+/// The base field, its shim, `VM_REGS` and the VM core, followed by `kernel`'s parts.
+fn vm_parts(c: CurveModule, kernel: Vec<Part>) -> Vec<Part> {
     let f = c.field();
     let mut parts = f.parts();
     parts.push(field_shim(f));
@@ -307,11 +316,32 @@ pub fn curve_vm(c: CurveModule) -> Composed {
         origin: format!("<vm registers for {}>", c.id()),
         text: format!("const VM_REGS: u32 = {}u;\n", c.vm_regs()),
     });
-    parts.push(fragment!("kernels/curve_vm.wgsl"));
+    parts.push(fragment!("kernels/curve_vm_core.wgsl"));
+    parts.extend(kernel);
+    parts
+}
+
+/// Entry points of the MSM bucket-accumulation module.
+pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &["msm_bucket_accumulate"];
+
+/// MSM bucket accumulation (`shaders/kernels/msm_accumulate.wgsl`) for group `c`.
+pub fn msm_accumulate(c: CurveModule) -> Composed {
     Composed {
-        name: format!("curve_vm/{}", c.id()),
-        parts,
-        entry_points: CURVE_VM_ENTRY_POINTS,
+        name: format!("msm_accumulate/{}", c.id()),
+        parts: vm_parts(c, vec![fragment!("kernels/msm_accumulate.wgsl")]),
+        entry_points: MSM_ACCUMULATE_ENTRY_POINTS,
+    }
+}
+
+/// Entry points of the MSM bucket-assignment module.
+pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] = &["msm_digits", "msm_scan", "msm_scatter"];
+
+/// MSM bucket assignment (`shaders/kernels/msm_buckets.wgsl`): field-independent.
+pub fn msm_buckets() -> Composed {
+    Composed {
+        name: "msm_buckets".into(),
+        parts: vec![fragment!("kernels/msm_buckets.wgsl")],
+        entry_points: MSM_BUCKETS_ENTRY_POINTS,
     }
 }
 
@@ -320,5 +350,7 @@ pub fn all() -> Vec<Composed> {
     let mut v: Vec<Composed> = FieldModule::ALL.iter().map(|&f| field_library(f)).collect();
     v.extend(FieldModule::ALL.iter().map(|&f| field_ops(f)));
     v.extend(CurveModule::ALL.iter().map(|&c| curve_vm(c)));
+    v.push(msm_buckets());
+    v.extend(CurveModule::ALL.iter().map(|&c| msm_accumulate(c)));
     v
 }

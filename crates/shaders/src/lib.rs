@@ -9,7 +9,8 @@ mod compose;
 
 pub use compose::{
     CURVE_VM_ENTRY_POINTS, Composed, CurveModule, FIELD_FUNCTIONS, FIELD_OPS_ENTRY_POINTS,
-    FieldModule, Part, all, curve_vm, field_library, field_ops, field_shim,
+    FieldModule, MSM_ACCUMULATE_ENTRY_POINTS, MSM_BUCKETS_ENTRY_POINTS, Part, all, curve_vm,
+    field_library, field_ops, field_shim, msm_accumulate, msm_buckets,
 };
 
 #[cfg(test)]

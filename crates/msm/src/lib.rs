@@ -1,0 +1,401 @@
+//! Multi-scalar multiplication on the GPU for the arkworks groups of [`zkgpu_curves`].
+//!
+//! Pippenger's bucket method with signed `c`-bit window digits. On the GPU: digit
+//! decomposition with a bucket-size histogram, a per-window prefix sum and a scatter that sort
+//! point indices into buckets (a counting sort), and bucket accumulation with the group's mixed
+//! addition on the curve VM. On the host, for now: the weighted bucket sums (running sums) and
+//! the combination of windows (Horner). docs/msm.md describes the pipeline.
+//!
+//! Semantics follow arkworks' `VariableBaseMSM`: [`GpuMsm::msm`] errors when the lengths
+//! differ, [`GpuMsm::msm_unchecked`] uses the shorter length, empty input gives the identity.
+
+mod digits;
+
+use ark_ec::AdditiveGroup;
+use ark_ff::{BigInteger, PrimeField, Zero};
+use rayon::prelude::*;
+use zkgpu_curves::{GpuCurve, decode_projective, encode_affine};
+use zkgpu_limbs::encode_slice;
+use zkgpu_runtime::wgpu;
+use zkgpu_runtime::{Checks, GpuContext, GpuError, grid};
+use zkgpu_shaders::{msm_accumulate, msm_buckets};
+
+pub use digits::{signed_digits, window_count};
+
+/// Errors of an MSM.
+#[derive(Debug, thiserror::Error)]
+pub enum MsmError {
+    /// `msm` was given different numbers of bases and scalars.
+    #[error("{bases} bases but {scalars} scalars (msm_unchecked uses the shorter length)")]
+    LengthMismatch {
+        /// Bases given.
+        bases: usize,
+        /// Scalars given.
+        scalars: usize,
+    },
+    /// A configuration value is out of range.
+    #[error("invalid MSM configuration: {0}")]
+    Config(String),
+    /// The GPU failed, or the input does not fit on it.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+}
+
+/// `Result` with [`MsmError`].
+pub type Result<T, E = MsmError> = std::result::Result<T, E>;
+
+/// Tuning knobs of one MSM. Every field defaults to a choice made from the input size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MsmConfig {
+    /// Window width `c` in bits, 2..=16 (default: from `n`, see [`default_window_bits`]).
+    pub window_bits: Option<u32>,
+}
+
+/// The default window width for `n` points: about `ln n`, as arkworks chooses, within 2..=16.
+pub fn default_window_bits(n: usize) -> u32 {
+    if n < 32 {
+        3
+    } else {
+        // ln n = log2 n * 0.693
+        ((usize::BITS - n.leading_zeros()) * 69 / 100 + 2).clamp(2, 16)
+    }
+}
+
+const WORKGROUP_SIZE: u32 = 64;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct BucketParams {
+    n: u32,
+    row_stride: u32,
+    c: u32,
+    windows: u32,
+    buckets: u32,
+    _pad: [u32; 3],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct AccumulateParams {
+    slots: u32,
+    row_stride: u32,
+    consts: u32,
+    entry_identity: u32,
+    entry_madd: u32,
+    entry_msub: u32,
+    acc_regs: u32,
+    affine_regs: u32,
+}
+
+/// Bases uploaded once, in GPU form, for many MSMs (a proving key's bases are fixed).
+#[derive(Debug)]
+pub struct PreparedBases<C: GpuCurve> {
+    buffer: wgpu::Buffer,
+    len: usize,
+    _curve: std::marker::PhantomData<C>,
+}
+
+impl<C: GpuCurve> PreparedBases<C> {
+    /// Number of bases.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The MSM engine of group `C` on one GPU context: pipelines and the formula program are
+/// built once and reused by every call.
+#[derive(Debug)]
+pub struct GpuMsm<'c, C: GpuCurve> {
+    ctx: &'c GpuContext,
+    code: wgpu::Buffer,
+    consts: u32,
+    entries: [u32; 3],
+    _curve: std::marker::PhantomData<C>,
+}
+
+impl<'c, C: GpuCurve> GpuMsm<'c, C> {
+    /// The engine for `C` on `ctx`.
+    pub fn new(ctx: &'c GpuContext) -> Result<Self> {
+        let prog = C::program();
+        let mut words = prog.code.clone();
+        let consts = words.len() as u32;
+        words.extend(encode_slice(&prog.consts));
+        let entry = |name: &str| {
+            prog.entry(name)
+                .map_err(|e| MsmError::Config(e.to_string()))
+        };
+        Ok(Self {
+            ctx,
+            code: ctx.storage_buffer(&format!("{} msm program", C::ID), &words)?,
+            consts,
+            entries: [entry("identity")?, entry("madd")?, entry("msub")?],
+            _curve: std::marker::PhantomData,
+        })
+    }
+
+    /// Uploads `bases` in GPU form.
+    pub fn prepare(&self, bases: &[C::Affine]) -> Result<PreparedBases<C>> {
+        let words = encode_affine::<C>(bases);
+        Ok(PreparedBases {
+            buffer: self
+                .ctx
+                .storage_buffer(&format!("{} bases", C::ID), &words)?,
+            len: bases.len(),
+            _curve: std::marker::PhantomData,
+        })
+    }
+
+    /// `sum_i scalars[i] bases[i]`; errors when the lengths differ.
+    pub async fn msm(&self, bases: &[C::Affine], scalars: &[C::Scalar]) -> Result<C::Projective> {
+        if bases.len() != scalars.len() {
+            return Err(MsmError::LengthMismatch {
+                bases: bases.len(),
+                scalars: scalars.len(),
+            });
+        }
+        self.msm_unchecked(bases, scalars).await
+    }
+
+    /// `sum_i scalars[i] bases[i]` over the shorter of the two slices (arkworks'
+    /// `msm_unchecked`, which Groth16 relies on).
+    pub async fn msm_unchecked(
+        &self,
+        bases: &[C::Affine],
+        scalars: &[C::Scalar],
+    ) -> Result<C::Projective> {
+        let n = bases.len().min(scalars.len());
+        if n == 0 {
+            return Ok(C::Projective::zero());
+        }
+        let prepared = self.prepare(&bases[..n])?;
+        self.msm_prepared(&prepared, &scalars[..n], MsmConfig::default())
+            .await
+    }
+
+    /// `sum_i scalars[i] bases[i]` against prepared bases, over the shorter length.
+    pub async fn msm_prepared(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: &[C::Scalar],
+        config: MsmConfig,
+    ) -> Result<C::Projective> {
+        let n = bases.len.min(scalars.len());
+        if n == 0 {
+            return Ok(C::Projective::zero());
+        }
+        let c = config.window_bits.unwrap_or_else(|| default_window_bits(n));
+        if !(2..=16).contains(&c) {
+            return Err(MsmError::Config(format!(
+                "window_bits {c} is outside 2..=16"
+            )));
+        }
+        let n32 =
+            u32::try_from(n).map_err(|_| MsmError::Config(format!("{n} points exceed 2^32")))?;
+        let bits = C::Scalar::MODULUS_BIT_SIZE;
+        let windows = window_count(bits, c);
+        let buckets = (1u32 << (c - 1)) + 1;
+        let slots = windows * buckets;
+        let words = scalar_words(&scalars[..n]);
+        let ctx = self.ctx;
+
+        let bucket_mod = msm_buckets();
+        let p_digits = ctx
+            .pipeline(&bucket_mod, "msm_digits", Checks::Default, &[])
+            .await?;
+        let p_scan = ctx
+            .pipeline(&bucket_mod, "msm_scan", Checks::Default, &[])
+            .await?;
+        let p_scatter = ctx
+            .pipeline(&bucket_mod, "msm_scatter", Checks::Default, &[])
+            .await?;
+        let acc_mod = msm_accumulate(C::SHADER);
+        // The VM's loops end (forward jumps only, HALT); the kernel's loops count to bucket
+        // sizes and uniforms: see shaders/kernels/msm_accumulate.wgsl.
+        let p_acc = ctx
+            .pipeline(&acc_mod, "msm_bucket_accumulate", Checks::TrustedLoops, &[])
+            .await?;
+
+        let max = ctx.limits().max_compute_workgroups_per_dimension;
+        let (sx, sy, stride) = grid(n32, WORKGROUP_SIZE, max);
+        let scalars_buf = ctx.storage_buffer("msm scalars", &words)?;
+        let digits = ctx.storage_zeroed("msm digits", u64::from(windows) * u64::from(n32) * 4)?;
+        let counts = ctx.storage_zeroed("msm bucket sizes", u64::from(slots) * 4)?;
+        let cursors = ctx.storage_zeroed("msm bucket cursors", u64::from(slots) * 4)?;
+        let offsets = ctx.storage_zeroed("msm bucket offsets", u64::from(slots) * 4)?;
+        let entries = ctx.storage_zeroed("msm entries", u64::from(windows) * u64::from(n32) * 4)?;
+        let acc_words = C::acc_words() as u64;
+        let sums = ctx.storage_zeroed("msm bucket sums", u64::from(slots) * acc_words * 4)?;
+        let bparams = ctx.uniform_buffer(
+            "msm bucket params",
+            &BucketParams {
+                n: n32,
+                row_stride: stride,
+                c,
+                windows,
+                buckets,
+                _pad: [0; 3],
+            },
+        );
+        let (ax, ay, astride) = grid(slots, WORKGROUP_SIZE, max);
+        let acc_regs = 4 * C::DEGREE as u32;
+        let aparams = ctx.uniform_buffer(
+            "msm accumulate params",
+            &AccumulateParams {
+                slots,
+                row_stride: astride,
+                consts: self.consts,
+                entry_identity: self.entries[0],
+                entry_madd: self.entries[1],
+                entry_msub: self.entries[2],
+                acc_regs,
+                affine_regs: 2 * C::DEGREE as u32,
+            },
+        );
+        // Layouts derived from the shaders hold only the bindings each entry point uses.
+        let bg_digits = ctx.bind_group(
+            &p_digits,
+            &[(0, &scalars_buf), (1, &digits), (2, &counts), (5, &bparams)],
+        );
+        let bg_scan = ctx.bind_group(&p_scan, &[(2, &counts), (3, &offsets), (5, &bparams)]);
+        let bg_scatter = ctx.bind_group(
+            &p_scatter,
+            &[
+                (1, &digits),
+                (2, &cursors),
+                (3, &offsets),
+                (4, &entries),
+                (5, &bparams),
+            ],
+        );
+        let bg_acc = ctx.bind_group(
+            &p_acc,
+            &[
+                (0, &self.code),
+                (1, &bases.buffer),
+                (2, &entries),
+                (3, &offsets),
+                (4, &counts),
+                (5, &sums),
+                (6, &aparams),
+            ],
+        );
+
+        let device = ctx.device();
+        let mut enc =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("msm"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&p_digits.pipeline);
+            pass.set_bind_group(0, &bg_digits, &[]);
+            pass.dispatch_workgroups(sx, sy, 1);
+            pass.set_pipeline(&p_scan.pipeline);
+            pass.set_bind_group(0, &bg_scan, &[]);
+            pass.dispatch_workgroups(windows, 1, 1);
+            pass.set_pipeline(&p_scatter.pipeline);
+            pass.set_bind_group(0, &bg_scatter, &[]);
+            pass.dispatch_workgroups(sx, sy, 1);
+            pass.set_pipeline(&p_acc.pipeline);
+            pass.set_bind_group(0, &bg_acc, &[]);
+            pass.dispatch_workgroups(ax, ay, 1);
+        }
+        ctx.queue().submit([enc.finish()]);
+        let sum_words: Vec<u32> = ctx
+            .read_back(&sums, u64::from(slots) * acc_words * 4)
+            .await?;
+        let bucket_sums = decode_projective::<C>(&sum_words)
+            .map_err(|e| GpuError::Device(format!("bucket sums do not decode: {e}")))?;
+        Ok(combine::<C>(
+            &bucket_sums,
+            windows as usize,
+            buckets as usize,
+            c,
+        ))
+    }
+
+    /// [`GpuMsm::msm`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_blocking(
+        &self,
+        bases: &[C::Affine],
+        scalars: &[C::Scalar],
+    ) -> Result<C::Projective> {
+        pollster::block_on(self.msm(bases, scalars))
+    }
+
+    /// [`GpuMsm::msm_unchecked`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_unchecked_blocking(
+        &self,
+        bases: &[C::Affine],
+        scalars: &[C::Scalar],
+    ) -> Result<C::Projective> {
+        pollster::block_on(self.msm_unchecked(bases, scalars))
+    }
+
+    /// [`GpuMsm::msm_prepared`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_prepared_blocking(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: &[C::Scalar],
+        config: MsmConfig,
+    ) -> Result<C::Projective> {
+        pollster::block_on(self.msm_prepared(bases, scalars, config))
+    }
+}
+
+/// Canonical scalars as 8 little-endian u32 words each.
+fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
+    let mut out = vec![0u32; scalars.len() * 8];
+    out.par_chunks_mut(8)
+        .zip(scalars.par_iter())
+        .for_each(|(o, s)| {
+            let bytes = s.into_bigint().to_bytes_le();
+            for (k, w) in o.iter_mut().enumerate() {
+                let mut b = [0u8; 4];
+                for (j, x) in b.iter_mut().enumerate() {
+                    *x = bytes.get(4 * k + j).copied().unwrap_or(0);
+                }
+                *w = u32::from_le_bytes(b);
+            }
+        });
+    out
+}
+
+/// Window sums from bucket sums by running sums (`sum_b b B_b`), then Horner over windows.
+fn combine<C: GpuCurve>(
+    bucket_sums: &[C::Projective],
+    windows: usize,
+    buckets: usize,
+    c: u32,
+) -> C::Projective {
+    let window_sums: Vec<C::Projective> = (0..windows)
+        .into_par_iter()
+        .map(|w| {
+            let b = &bucket_sums[w * buckets..(w + 1) * buckets];
+            let mut running = C::Projective::zero();
+            let mut sum = C::Projective::zero();
+            for bucket in b[1..].iter().rev() {
+                running += bucket;
+                sum += running;
+            }
+            sum
+        })
+        .collect();
+    let mut acc = C::Projective::zero();
+    for s in window_sums.iter().rev() {
+        for _ in 0..c {
+            acc.double_in_place();
+        }
+        acc += s;
+    }
+    acc
+}

@@ -1,0 +1,239 @@
+//! GPU MSM against arkworks' `VariableBaseMSM::msm`, every group: sizes around powers of two,
+//! edge-case scalar and base distributions, explicit window widths, length semantics, and
+//! prepared bases reused across scalar vectors.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::OnceLock;
+
+use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ff::{One, UniformRand, Zero};
+use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve};
+use zkgpu_msm::{GpuMsm, MsmConfig, MsmError};
+use zkgpu_runtime::GpuContext;
+
+fn ctx() -> &'static GpuContext {
+    static CTX: OnceLock<GpuContext> = OnceLock::new();
+    CTX.get_or_init(|| GpuContext::from_env_blocking().unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn rng_for<C: GpuCurve>(what: &str) -> StdRng {
+    let seed = C::ID
+        .bytes()
+        .chain(what.bytes())
+        .fold(7u64, |h, b| h.wrapping_mul(131).wrapping_add(u64::from(b)));
+    eprintln!("{} {what}: seed {seed}", C::ID);
+    StdRng::seed_from_u64(seed)
+}
+
+fn random_bases<C: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<C::Affine> {
+    // A few random points and their small multiples: cheap to make, all distinct.
+    let seeds: Vec<C::Projective> = (0..n.min(16)).map(|_| C::Projective::rand(rng)).collect();
+    let pts: Vec<C::Projective> = (0..n)
+        .map(|i| seeds[i % seeds.len()] * C::Scalar::from((i / seeds.len() + 1) as u64))
+        .collect();
+    C::Projective::normalize_batch(&pts)
+}
+
+fn ark_msm<C: GpuCurve>(bases: &[C::Affine], scalars: &[C::Scalar]) -> C::Projective
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    <C::Projective as VariableBaseMSM>::msm(bases, scalars).unwrap()
+}
+
+fn check_sizes<C: GpuCurve>(sizes: &[usize])
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let msm = GpuMsm::<C>::new(ctx()).unwrap();
+    let mut rng = rng_for::<C>("sizes");
+    for &n in sizes {
+        let bases = random_bases::<C>(n, &mut rng);
+        let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
+        let got = msm.msm_blocking(&bases, &scalars).unwrap();
+        assert_eq!(got, ark_msm::<C>(&bases, &scalars), "{} n = {n}", C::ID);
+    }
+    assert_eq!(
+        msm.msm_blocking(&[], &[]).unwrap(),
+        C::Projective::zero(),
+        "empty"
+    );
+}
+
+fn check_distributions<C: GpuCurve>()
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let msm = GpuMsm::<C>::new(ctx()).unwrap();
+    let mut rng = rng_for::<C>("distributions");
+    let n = 64;
+    let bases = random_bases::<C>(n, &mut rng);
+    let r_minus_1 = -C::Scalar::one();
+    let x = C::Scalar::rand(&mut rng);
+    let cases: Vec<(&str, Vec<C::Scalar>)> = vec![
+        ("zeros", vec![C::Scalar::zero(); n]),
+        ("all equal", vec![x; n]),
+        ("r - 1", vec![r_minus_1; n]),
+        ("ones", vec![C::Scalar::one(); n]),
+        ("twos", vec![C::Scalar::from(2u64); n]),
+        (
+            "0/1 heavy",
+            (0..n)
+                .map(|_| {
+                    if rng.gen_bool(0.8) {
+                        C::Scalar::from(rng.gen_range(0..2u64))
+                    } else {
+                        C::Scalar::rand(&mut rng)
+                    }
+                })
+                .collect(),
+        ),
+        (
+            "small",
+            (0..n)
+                .map(|_| C::Scalar::from(rng.gen_range(0..1000u64)))
+                .collect(),
+        ),
+        (
+            "top bits",
+            (0..n)
+                .map(|i| r_minus_1 - C::Scalar::from(i as u64))
+                .collect(),
+        ),
+    ];
+    for (name, scalars) in &cases {
+        assert_eq!(
+            msm.msm_blocking(&bases, scalars).unwrap(),
+            ark_msm::<C>(&bases, scalars),
+            "{} {name}",
+            C::ID
+        );
+    }
+    // Bases: identities, duplicates, and half of them the negations of the other half.
+    let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
+    let mut odd = bases.clone();
+    for (i, b) in odd.iter_mut().enumerate() {
+        if i % 5 == 0 {
+            *b = <C::Affine as AffineRepr>::zero();
+        } else if i % 5 == 1 {
+            *b = bases[0];
+        }
+    }
+    assert_eq!(
+        msm.msm_blocking(&odd, &scalars).unwrap(),
+        ark_msm::<C>(&odd, &scalars),
+        "{} odd bases",
+        C::ID
+    );
+    let half: Vec<C::Affine> = bases[..n / 2]
+        .iter()
+        .copied()
+        .chain(
+            bases[..n / 2]
+                .iter()
+                .map(|b| (-b.into_group()).into_affine()),
+        )
+        .collect();
+    let same: Vec<C::Scalar> = scalars[..n / 2]
+        .iter()
+        .chain(&scalars[..n / 2])
+        .copied()
+        .collect();
+    let got = msm.msm_blocking(&half, &same).unwrap();
+    assert_eq!(
+        got,
+        C::Projective::zero(),
+        "{} P and -P with equal scalars cancel",
+        C::ID
+    );
+    assert_eq!(
+        msm.msm_blocking(&half, &scalars).unwrap(),
+        ark_msm::<C>(&half, &scalars),
+        "{} negated half",
+        C::ID
+    );
+}
+
+fn check_windows_and_semantics<C: GpuCurve>()
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let msm = GpuMsm::<C>::new(ctx()).unwrap();
+    let mut rng = rng_for::<C>("windows");
+    let n = 50;
+    let bases = random_bases::<C>(n, &mut rng);
+    let prepared = msm.prepare(&bases).unwrap();
+    // Prepared bases reused across scalar vectors and window widths.
+    for c in [2u32, 3, 5, 8, 11] {
+        let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
+        let got = msm
+            .msm_prepared_blocking(
+                &prepared,
+                &scalars,
+                MsmConfig {
+                    window_bits: Some(c),
+                },
+            )
+            .unwrap();
+        assert_eq!(got, ark_msm::<C>(&bases, &scalars), "{} c = {c}", C::ID);
+    }
+    assert!(matches!(
+        msm.msm_prepared_blocking(
+            &prepared,
+            &[C::Scalar::one()],
+            MsmConfig {
+                window_bits: Some(1)
+            }
+        ),
+        Err(MsmError::Config(_))
+    ));
+    // Checked length mismatch; unchecked truncates to the shorter length, as arkworks does.
+    let scalars: Vec<C::Scalar> = (0..n - 7).map(|_| C::Scalar::rand(&mut rng)).collect();
+    assert!(matches!(
+        msm.msm_blocking(&bases, &scalars),
+        Err(MsmError::LengthMismatch { .. })
+    ));
+    let got = msm.msm_unchecked_blocking(&bases, &scalars).unwrap();
+    assert_eq!(
+        got,
+        <C::Projective as VariableBaseMSM>::msm_unchecked(&bases, &scalars),
+        "{} unchecked",
+        C::ID
+    );
+}
+
+macro_rules! msm_tests {
+    ($name:ident, $curve:ty, $sizes:expr) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn sizes_match_arkworks() {
+                check_sizes::<$curve>($sizes);
+            }
+            #[test]
+            fn distributions_match_arkworks() {
+                check_distributions::<$curve>();
+            }
+            #[test]
+            fn windows_and_length_semantics() {
+                check_windows_and_semantics::<$curve>();
+            }
+        }
+    };
+}
+
+msm_tests!(
+    bls12_381_g1,
+    Bls12_381G1,
+    &[1, 2, 3, 31, 32, 33, 256, 257, 1000]
+);
+msm_tests!(bls12_381_g2, Bls12_381G2, &[1, 2, 3, 31, 32, 33, 128, 129]);
+msm_tests!(bls12_377_g1, Bls12_377G1, &[1, 2, 3, 31, 32, 33, 256, 257]);
+msm_tests!(bls12_377_g2, Bls12_377G2, &[1, 2, 3, 33, 128, 129]);
+msm_tests!(
+    ed_on_bls12_377,
+    EdOnBls12_377,
+    &[1, 2, 3, 31, 32, 33, 256, 257, 1000]
+);

@@ -1,0 +1,84 @@
+// The curve VM core: elliptic-curve formulas run as short programs over a register file of
+// base-field elements (crates/curves/src/vm.rs defines the instruction set and assembles the
+// programs; crates/curves/src/formulas.rs holds the formulas). vm_run below is the only place
+// that calls fe_mul, so a pipeline has one multiplication call site however long the formulas
+// are: on NVIDIA, compile time grows with call sites, not with program length.
+//
+// Composed after a base-field module, its `fe_` shim and `const VM_REGS`; kernels that drive
+// the VM (curve_vm.wgsl, msm_accumulate.wgsl) follow it and set `vm_consts` before running.
+//
+// Termination: every jump in a program goes forward (the assembler rejects backward jumps) and
+// every program ends in HALT, so vm_run ends after at most the program's length in steps; an
+// out-of-range pc reads 0 (HALT) under bounds checks.
+
+@group(0) @binding(0) var<storage, read> vm_code: array<u32>;
+
+var<private> regs: array<Fe, VM_REGS>;
+// Word offset of the constants table in vm_code.
+var<private> vm_consts: u32;
+
+fn load_const(offset: u32) -> Fe {
+    var w: array<u32, FE_WORDS>;
+    for (var j = 0u; j < FE_WORDS; j++) {
+        w[j] = vm_code[offset + j];
+    }
+    return fe_from_words(w);
+}
+
+// Runs the program from `entry` until HALT. Instruction: bits 0-3 opcode, 4-11 d, 12-19 a,
+// 20-31 b (register, constant index or jump target).
+fn vm_run(entry: u32) {
+    var pc = entry;
+    loop {
+        let ins = vm_code[pc];
+        pc = pc + 1u;
+        let code = ins & 15u;
+        if (code == 0u) {
+            break;
+        }
+        let d = (ins >> 4u) & 255u;
+        let a = (ins >> 12u) & 255u;
+        let b = ins >> 20u;
+        switch code {
+            case 1u: {
+                regs[d] = fe_mul(regs[a], regs[b]);
+            }
+            case 2u: {
+                regs[d] = fe_add(regs[a], regs[b]);
+            }
+            case 3u: {
+                regs[d] = fe_sub(regs[a], regs[b]);
+            }
+            case 4u: {
+                regs[d] = fe_double(regs[a]);
+            }
+            case 5u: {
+                regs[d] = regs[a];
+            }
+            case 6u: {
+                regs[d] = fe_zero();
+            }
+            case 7u: {
+                regs[d] = fe_one();
+            }
+            case 8u: {
+                regs[d] = load_const(vm_consts + b * FE_WORDS);
+            }
+            case 9u: {
+                if (fe_is_zero(regs[a])) {
+                    pc = b;
+                }
+            }
+            case 10u: {
+                if (!fe_is_zero(regs[a])) {
+                    pc = b;
+                }
+            }
+            case 11u: {
+                pc = b;
+            }
+            default: {}
+        }
+    }
+}
+

@@ -1,0 +1,67 @@
+// MSM bucket accumulation on the curve VM (docs/msm.md): one invocation per bucket of every
+// window, summing the bucket's points (CSR runs of `entries` from msm_buckets.wgsl) into an
+// accumulator with the group's `madd` program, or `msub` for a negative digit. Composed after
+// curve_vm_core.wgsl. Loops count up to the bucket's size or to uniforms.
+
+struct AccumulateParams {
+    // Buckets over all windows (windows x buckets per window).
+    slots: u32,
+    // Invocations per row of the 2-D dispatch grid.
+    row_stride: u32,
+    // Word offset of the program's constants in vm_code.
+    consts: u32,
+    // Entry points of the program.
+    entry_identity: u32,
+    entry_madd: u32,
+    entry_msub: u32,
+    // Registers of an accumulator, and of an affine point (loaded after it).
+    acc_regs: u32,
+    affine_regs: u32,
+}
+
+override WORKGROUP_SIZE: u32 = 64u;
+
+@group(0) @binding(1) var<storage, read> bases: array<u32>;
+@group(0) @binding(2) var<storage, read> entries: array<u32>;
+@group(0) @binding(3) var<storage, read> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read> sizes: array<u32>;
+@group(0) @binding(5) var<storage, read_write> bucket_sums: array<u32>;
+@group(0) @binding(6) var<uniform> ap: AccumulateParams;
+
+fn load_base(offset: u32) -> Fe {
+    var w: array<u32, FE_WORDS>;
+    for (var j = 0u; j < FE_WORDS; j++) {
+        w[j] = bases[offset + j];
+    }
+    return fe_from_words(w);
+}
+
+fn store_sum(offset: u32, x: Fe) {
+    let w = fe_to_words(x);
+    for (var j = 0u; j < FE_WORDS; j++) {
+        bucket_sums[offset + j] = w[j];
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let slot = gid.x + gid.y * ap.row_stride;
+    if (slot >= ap.slots) {
+        return;
+    }
+    vm_consts = ap.consts;
+    vm_run(ap.entry_identity);
+    let first = offsets[slot];
+    let end = first + sizes[slot];
+    for (var e = first; e < end; e++) {
+        let entry = entries[e];
+        let point = entry & 0x7fffffffu;
+        for (var r = 0u; r < ap.affine_regs; r++) {
+            regs[ap.acc_regs + r] = load_base((point * ap.affine_regs + r) * FE_WORDS);
+        }
+        vm_run(select(ap.entry_madd, ap.entry_msub, (entry >> 31u) == 1u));
+    }
+    for (var r = 0u; r < ap.acc_regs; r++) {
+        store_sum((slot * ap.acc_regs + r) * FE_WORDS, regs[r]);
+    }
+}

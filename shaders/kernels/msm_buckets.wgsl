@@ -1,0 +1,128 @@
+// MSM bucket assignment, all on the GPU (docs/msm.md):
+//   msm_digits   one invocation per scalar: signed c-bit window digits (|d| <= 2^(c-1)),
+//                and a histogram of bucket sizes per window (atomics);
+//   msm_scan     one workgroup per window: exclusive prefix sums of the histogram, giving each
+//                bucket's first slot in `entries` (window w's slots start at w * n);
+//   msm_scatter  one invocation per scalar: writes point index | sign << 31 into its bucket's
+//                next free slot for every window.
+// A counting sort: buckets end up as contiguous runs of `entries` (CSR), in no fixed order
+// inside a bucket. Scalars are canonical integers below 2^256, 8 little-endian u32 words each.
+// Every loop counts up to a uniform or a constant.
+
+struct BucketParams {
+    // Scalars.
+    n: u32,
+    // Invocations per row of the 2-D dispatch grid.
+    row_stride: u32,
+    // Window width c in bits (2..=16).
+    c: u32,
+    // Windows.
+    windows: u32,
+    // Buckets per window: 2^(c-1) + 1 (bucket 0 stays empty).
+    buckets: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+override WORKGROUP_SIZE: u32 = 64u;
+const SCAN_THREADS: u32 = 256u;
+
+@group(0) @binding(0) var<storage, read> scalars: array<u32>;
+@group(0) @binding(1) var<storage, read_write> digits: array<u32>;
+@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read_write> entries: array<u32>;
+@group(0) @binding(5) var<uniform> bp: BucketParams;
+
+// Bits [w c, w c + c) of scalar i.
+fn window_bits(i: u32, w: u32) -> u32 {
+    let bit = w * bp.c;
+    let word = bit / 32u;
+    let sh = bit % 32u;
+    var v = 0u;
+    if (word < 8u) {
+        v = scalars[i * 8u + word] >> sh;
+        if (sh + bp.c > 32u && word + 1u < 8u) {
+            v = v | (scalars[i * 8u + word + 1u] << (32u - sh));
+        }
+    }
+    return v & ((1u << bp.c) - 1u);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_digits(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * bp.row_stride;
+    if (i >= bp.n) {
+        return;
+    }
+    let half = 1u << (bp.c - 1u);
+    var carry = 0u;
+    for (var w = 0u; w < bp.windows; w++) {
+        let raw = window_bits(i, w) + carry;
+        var d = raw;
+        var sign = 0u;
+        carry = 0u;
+        if (raw > half) {
+            // raw - 2^c < 0: bucket 2^c - raw, negated; carry one into the next window.
+            d = (1u << bp.c) - raw;
+            sign = 1u;
+            carry = 1u;
+        }
+        digits[w * bp.n + i] = (d << 1u) | sign;
+        if (d != 0u) {
+            atomicAdd(&counts[w * bp.buckets + d], 1u);
+        }
+    }
+}
+
+var<workgroup> partial: array<u32, SCAN_THREADS>;
+
+// One workgroup per window (workgroup id x = window).
+@compute @workgroup_size(SCAN_THREADS)
+fn msm_scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let w = wid.x;
+    let t = lid.x;
+    let chunk = (bp.buckets + SCAN_THREADS - 1u) / SCAN_THREADS;
+    let lo = min(t * chunk, bp.buckets);
+    let hi = min(lo + chunk, bp.buckets);
+    var sum = 0u;
+    for (var b = lo; b < hi; b++) {
+        sum += atomicLoad(&counts[w * bp.buckets + b]);
+    }
+    partial[t] = sum;
+    workgroupBarrier();
+    if (t == 0u) {
+        var run = 0u;
+        for (var k = 0u; k < SCAN_THREADS; k++) {
+            let v = partial[k];
+            partial[k] = run;
+            run += v;
+        }
+    }
+    workgroupBarrier();
+    var run = w * bp.n + partial[t];
+    for (var b = lo; b < hi; b++) {
+        offsets[w * bp.buckets + b] = run;
+        run += atomicLoad(&counts[w * bp.buckets + b]);
+    }
+}
+
+// Binding 2 here is a second, zeroed buffer of the same shape as the histogram: each bucket's
+// fill cursor.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * bp.row_stride;
+    if (i >= bp.n) {
+        return;
+    }
+    for (var w = 0u; w < bp.windows; w++) {
+        let dig = digits[w * bp.n + i];
+        let d = dig >> 1u;
+        if (d != 0u) {
+            let slot = w * bp.buckets + d;
+            let pos = offsets[slot] + atomicAdd(&counts[slot], 1u);
+            entries[pos] = i | ((dig & 1u) << 31u);
+        }
+    }
+}
