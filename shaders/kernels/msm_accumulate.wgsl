@@ -65,3 +65,91 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
         store_sum((slot * ap.acc_regs + r) * FE_WORDS, regs[r]);
     }
 }
+
+// Bucket reduction, phase 1: one invocation per segment of `seg_len` consecutive buckets of a
+// window. With running sums from the top bucket down it computes the segment's plain sum
+// R = sum_b B_b and its weighted sum S = sum_b (b - lo + 1) B_b; the window's total
+// sum_b b B_b is then sum_t S_t + (lo_t - 1) R_t (docs/msm.md). Loops count to uniforms.
+
+struct ReduceParams {
+    // Segments over all windows (windows x segments per window).
+    threads: u32,
+    row_stride: u32,
+    consts: u32,
+    entry_identity: u32,
+    entry_add: u32,
+    acc_regs: u32,
+    // Buckets per window (bucket 0 is empty and skipped).
+    buckets: u32,
+    // Segments per window, and buckets per segment.
+    segments: u32,
+    seg_len: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+@group(0) @binding(7) var<uniform> rp: ReduceParams;
+@group(0) @binding(8) var<storage, read_write> seg_out: array<u32>;
+
+var<private> run_acc: array<Fe, 8>;
+var<private> sum_acc: array<Fe, 8>;
+
+fn load_sum(offset: u32) -> Fe {
+    var w: array<u32, FE_WORDS>;
+    for (var j = 0u; j < FE_WORDS; j++) {
+        w[j] = bucket_sums[offset + j];
+    }
+    return fe_from_words(w);
+}
+
+fn store_seg(offset: u32, x: Fe) {
+    let w = fe_to_words(x);
+    for (var j = 0u; j < FE_WORDS; j++) {
+        seg_out[offset + j] = w[j];
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let j = gid.x + gid.y * rp.row_stride;
+    if (j >= rp.threads) {
+        return;
+    }
+    vm_consts = rp.consts;
+    let acc = rp.acc_regs;
+    let w = j / rp.segments;
+    let t = j % rp.segments;
+    let lo = min(1u + t * rp.seg_len, rp.buckets);
+    let hi = min(lo + rp.seg_len, rp.buckets);
+    vm_run(rp.entry_identity);
+    for (var r = 0u; r < acc; r++) {
+        run_acc[r] = regs[r];
+        sum_acc[r] = regs[r];
+    }
+    for (var k = lo; k < hi; k++) {
+        let b = hi - 1u - (k - lo);
+        // running += B_b
+        let base = (w * rp.buckets + b) * acc;
+        for (var r = 0u; r < acc; r++) {
+            regs[r] = run_acc[r];
+            regs[acc + r] = load_sum((base + r) * FE_WORDS);
+        }
+        vm_run(rp.entry_add);
+        // sum += running
+        for (var r = 0u; r < acc; r++) {
+            run_acc[r] = regs[r];
+            regs[acc + r] = regs[r];
+            regs[r] = sum_acc[r];
+        }
+        vm_run(rp.entry_add);
+        for (var r = 0u; r < acc; r++) {
+            sum_acc[r] = regs[r];
+        }
+    }
+    // Output: S_t then R_t, each `acc` registers.
+    for (var r = 0u; r < acc; r++) {
+        store_seg(((2u * j) * acc + r) * FE_WORDS, sum_acc[r]);
+        store_seg(((2u * j + 1u) * acc + r) * FE_WORDS, run_acc[r]);
+    }
+}

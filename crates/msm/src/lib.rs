@@ -49,6 +49,10 @@ pub type Result<T, E = MsmError> = std::result::Result<T, E>;
 pub struct MsmConfig {
     /// Window width `c` in bits, 2..=16 (default: from `n`, see [`default_window_bits`]).
     pub window_bits: Option<u32>,
+    /// Segments per window of the GPU bucket reduction, a power of two up to the window's
+    /// `2^(c-1)` buckets (default: as many as that, at most 256). The host combines
+    /// `2 x segments` points per window.
+    pub reduce_segments: Option<u32>,
 }
 
 /// The default window width for `n` points: about `ln n`, as arkworks chooses, within 2..=16.
@@ -71,6 +75,21 @@ struct BucketParams {
     c: u32,
     windows: u32,
     buckets: u32,
+    _pad: [u32; 3],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct ReduceParams {
+    threads: u32,
+    row_stride: u32,
+    consts: u32,
+    entry_identity: u32,
+    entry_add: u32,
+    acc_regs: u32,
+    buckets: u32,
+    segments: u32,
+    seg_len: u32,
     _pad: [u32; 3],
 }
 
@@ -114,7 +133,7 @@ pub struct GpuMsm<'c, C: GpuCurve> {
     ctx: &'c GpuContext,
     code: wgpu::Buffer,
     consts: u32,
-    entries: [u32; 3],
+    entries: [u32; 4],
     _curve: std::marker::PhantomData<C>,
 }
 
@@ -133,7 +152,12 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             ctx,
             code: ctx.storage_buffer(&format!("{} msm program", C::ID), &words)?,
             consts,
-            entries: [entry("identity")?, entry("madd")?, entry("msub")?],
+            entries: [
+                entry("identity")?,
+                entry("madd")?,
+                entry("msub")?,
+                entry("add")?,
+            ],
             _curve: std::marker::PhantomData,
         })
     }
@@ -200,6 +224,14 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let windows = window_count(bits, c);
         let buckets = (1u32 << (c - 1)) + 1;
         let slots = windows * buckets;
+        let per_window = buckets - 1;
+        let segments = config.reduce_segments.unwrap_or(per_window.min(256));
+        if !segments.is_power_of_two() || segments > per_window {
+            return Err(MsmError::Config(format!(
+                "reduce_segments {segments} must be a power of two up to {per_window}"
+            )));
+        }
+        let seg_len = per_window / segments;
         let words = scalar_words(&scalars[..n]);
         let ctx = self.ctx;
 
@@ -218,6 +250,9 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         // sizes and uniforms: see shaders/kernels/msm_accumulate.wgsl.
         let p_acc = ctx
             .pipeline(&acc_mod, "msm_bucket_accumulate", Checks::TrustedLoops, &[])
+            .await?;
+        let p_reduce = ctx
+            .pipeline(&acc_mod, "msm_reduce_segments", Checks::TrustedLoops, &[])
             .await?;
 
         let max = ctx.limits().max_compute_workgroups_per_dimension;
@@ -284,6 +319,29 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 (6, &aparams),
             ],
         );
+        let threads = windows * segments;
+        let (rx, ry, rstride) = grid(threads, WORKGROUP_SIZE, max);
+        let rparams = ctx.uniform_buffer(
+            "msm reduce params",
+            &ReduceParams {
+                threads,
+                row_stride: rstride,
+                consts: self.consts,
+                entry_identity: self.entries[0],
+                entry_add: self.entries[3],
+                acc_regs,
+                buckets,
+                segments,
+                seg_len,
+                _pad: [0; 3],
+            },
+        );
+        let seg_bytes = u64::from(threads) * 2 * acc_words * 4;
+        let seg_out = ctx.storage_zeroed("msm segment sums", seg_bytes)?;
+        let bg_reduce = ctx.bind_group(
+            &p_reduce,
+            &[(0, &self.code), (5, &sums), (7, &rparams), (8, &seg_out)],
+        );
 
         let device = ctx.device();
         let mut enc =
@@ -305,17 +363,19 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             pass.set_pipeline(&p_acc.pipeline);
             pass.set_bind_group(0, &bg_acc, &[]);
             pass.dispatch_workgroups(ax, ay, 1);
+            pass.set_pipeline(&p_reduce.pipeline);
+            pass.set_bind_group(0, &bg_reduce, &[]);
+            pass.dispatch_workgroups(rx, ry, 1);
         }
         ctx.queue().submit([enc.finish()]);
-        let sum_words: Vec<u32> = ctx
-            .read_back(&sums, u64::from(slots) * acc_words * 4)
-            .await?;
-        let bucket_sums = decode_projective::<C>(&sum_words)
-            .map_err(|e| GpuError::Device(format!("bucket sums do not decode: {e}")))?;
+        let seg_words: Vec<u32> = ctx.read_back(&seg_out, seg_bytes).await?;
+        let seg = decode_projective::<C>(&seg_words)
+            .map_err(|e| GpuError::Device(format!("segment sums do not decode: {e}")))?;
         Ok(combine::<C>(
-            &bucket_sums,
+            &seg,
             windows as usize,
-            buckets as usize,
+            segments as usize,
+            seg_len,
             c,
         ))
     }
@@ -370,24 +430,32 @@ fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
     out
 }
 
-/// Window sums from bucket sums by running sums (`sum_b b B_b`), then Horner over windows.
+/// Phase 2 of the reduction and the window combination. `seg` holds, per window and segment
+/// `t`, the segment's weighted sum `S_t` and plain sum `R_t`; the window's total is
+/// `sum_t S_t + (lo_t - 1) R_t = sum_t S_t + L sum_t t R_t` with `L` buckets per segment
+/// (`lo_t = 1 + t L`). Then Horner over windows: `sum_w 2^(c w) W_w`.
 fn combine<C: GpuCurve>(
-    bucket_sums: &[C::Projective],
+    seg: &[C::Projective],
     windows: usize,
-    buckets: usize,
+    segments: usize,
+    seg_len: u32,
     c: u32,
 ) -> C::Projective {
     let window_sums: Vec<C::Projective> = (0..windows)
         .into_par_iter()
         .map(|w| {
-            let b = &bucket_sums[w * buckets..(w + 1) * buckets];
+            let s = &seg[2 * w * segments..2 * (w + 1) * segments];
+            let mut weighted = C::Projective::zero();
             let mut running = C::Projective::zero();
-            let mut sum = C::Projective::zero();
-            for bucket in b[1..].iter().rev() {
-                running += bucket;
-                sum += running;
+            let mut tot = C::Projective::zero();
+            for t in (0..segments).rev() {
+                weighted += s[2 * t];
+                if t > 0 {
+                    running += s[2 * t + 1];
+                    tot += running;
+                }
             }
-            sum
+            weighted + tot * C::Scalar::from(u64::from(seg_len))
         })
         .collect();
     let mut acc = C::Projective::zero();

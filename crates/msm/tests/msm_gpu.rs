@@ -174,6 +174,8 @@ where
                 &scalars,
                 MsmConfig {
                     window_bits: Some(c),
+                    // Alternate between one segment per window and the most segments.
+                    reduce_segments: Some(if c % 2 == 0 { 1 } else { 1 << (c - 1) }),
                 },
             )
             .unwrap();
@@ -184,7 +186,19 @@ where
             &prepared,
             &[C::Scalar::one()],
             MsmConfig {
-                window_bits: Some(1)
+                window_bits: Some(1),
+                ..MsmConfig::default()
+            }
+        ),
+        Err(MsmError::Config(_))
+    ));
+    assert!(matches!(
+        msm.msm_prepared_blocking(
+            &prepared,
+            &[C::Scalar::one()],
+            MsmConfig {
+                window_bits: Some(4),
+                reduce_segments: Some(3),
             }
         ),
         Err(MsmError::Config(_))

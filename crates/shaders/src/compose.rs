@@ -322,7 +322,7 @@ fn vm_parts(c: CurveModule, kernel: Vec<Part>) -> Vec<Part> {
 }
 
 /// Entry points of the MSM bucket-accumulation module.
-pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &["msm_bucket_accumulate"];
+pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &["msm_bucket_accumulate", "msm_reduce_segments"];
 
 /// MSM bucket accumulation (`shaders/kernels/msm_accumulate.wgsl`) for group `c`.
 pub fn msm_accumulate(c: CurveModule) -> Composed {
