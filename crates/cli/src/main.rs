@@ -4,6 +4,7 @@
 
 mod curve_bench;
 mod field_bench;
+mod msm_cmd;
 mod vm_bench;
 
 use std::process::ExitCode;
@@ -26,6 +27,8 @@ struct Cli {
 enum Command {
     /// List the adapters wgpu sees, their backends and limits, and the one zkgpu would pick.
     Info,
+    /// One MSM on the GPU and with arkworks on the CPU, checked, with a per-stage breakdown.
+    Msm(msm_cmd::MsmArgs),
     /// Benchmarks; each checks its GPU results against arkworks and fails if they differ.
     Bench {
         #[command(subcommand)]
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info => info(),
+        Command::Msm(args) => msm_cmd::run(&args),
         Command::Bench {
             what: BenchWhat::Field(args),
         } => field_bench::run(&args),

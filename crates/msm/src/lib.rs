@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use zkgpu_curves::{GpuCurve, decode_projective, encode_affine};
 use zkgpu_limbs::encode_slice;
 use zkgpu_runtime::wgpu;
-use zkgpu_runtime::{Checks, GpuContext, GpuError, grid};
+use zkgpu_runtime::{Checks, GpuContext, GpuError, Pipeline, grid};
 use zkgpu_shaders::{msm_accumulate, msm_buckets};
 
 pub use digits::{signed_digits, window_count};
@@ -104,6 +104,34 @@ struct AccumulateParams {
     entry_msub: u32,
     acc_regs: u32,
     affine_regs: u32,
+}
+
+/// Where the time of one MSM went (seconds). GPU stages come from timestamp queries where the
+/// device has them (else they are zero and `gpu_total` is the wall time of the GPU work).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MsmTimings {
+    /// Scalars to canonical integers on the host.
+    pub host_scalars: f64,
+    /// Scalar upload and buffer set-up.
+    pub upload: f64,
+    /// Signed digits and bucket histogram.
+    pub digits: f64,
+    /// Per-window prefix sums.
+    pub scan: f64,
+    /// Scatter into buckets.
+    pub scatter: f64,
+    /// Bucket accumulation (mixed additions).
+    pub accumulate: f64,
+    /// Bucket reduction, phase 1.
+    pub reduce: f64,
+    /// Submit to readback complete, wall time.
+    pub gpu_total: f64,
+    /// Decoding and combining segment sums and windows on the host.
+    pub host_combine: f64,
+    /// Window width used.
+    pub window_bits: u32,
+    /// Reduction segments per window used.
+    pub segments: u32,
 }
 
 /// Bases uploaded once, in GPU form, for many MSMs (a proving key's bases are fixed).
@@ -208,9 +236,20 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         scalars: &[C::Scalar],
         config: MsmConfig,
     ) -> Result<C::Projective> {
+        Ok(self.msm_prepared_timed(bases, scalars, config).await?.0)
+    }
+
+    /// [`GpuMsm::msm_prepared`], also reporting where the time went.
+    pub async fn msm_prepared_timed(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: &[C::Scalar],
+        config: MsmConfig,
+    ) -> Result<(C::Projective, MsmTimings)> {
+        let mut timings = MsmTimings::default();
         let n = bases.len.min(scalars.len());
         if n == 0 {
-            return Ok(C::Projective::zero());
+            return Ok((C::Projective::zero(), timings));
         }
         let c = config.window_bits.unwrap_or_else(|| default_window_bits(n));
         if !(2..=16).contains(&c) {
@@ -232,7 +271,12 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             )));
         }
         let seg_len = per_window / segments;
+        timings.window_bits = c;
+        timings.segments = segments;
+        let t = web_time::Instant::now();
         let words = scalar_words(&scalars[..n]);
+        timings.host_scalars = t.elapsed().as_secs_f64();
+        let t = web_time::Instant::now();
         let ctx = self.ctx;
 
         let bucket_mod = msm_buckets();
@@ -343,41 +387,67 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             &[(0, &self.code), (5, &sums), (7, &rparams), (8, &seg_out)],
         );
 
+        timings.upload = t.elapsed().as_secs_f64();
         let device = ctx.device();
+        let stamps = ctx.has_timestamps().then(|| {
+            device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("msm stages"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 10,
+            })
+        });
         let mut enc =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-        {
+        let stages: [(&Pipeline, &wgpu::BindGroup, (u32, u32)); 5] = [
+            (&p_digits, &bg_digits, (sx, sy)),
+            (&p_scan, &bg_scan, (windows, 1)),
+            (&p_scatter, &bg_scatter, (sx, sy)),
+            (&p_acc, &bg_acc, (ax, ay)),
+            (&p_reduce, &bg_reduce, (rx, ry)),
+        ];
+        for (k, (pipeline, bind, (x, y))) in stages.iter().enumerate() {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("msm"),
-                timestamp_writes: None,
+                label: Some("msm stage"),
+                timestamp_writes: stamps.as_ref().map(|q| wgpu::ComputePassTimestampWrites {
+                    query_set: q,
+                    beginning_of_pass_write_index: Some(2 * k as u32),
+                    end_of_pass_write_index: Some(2 * k as u32 + 1),
+                }),
             });
-            pass.set_pipeline(&p_digits.pipeline);
-            pass.set_bind_group(0, &bg_digits, &[]);
-            pass.dispatch_workgroups(sx, sy, 1);
-            pass.set_pipeline(&p_scan.pipeline);
-            pass.set_bind_group(0, &bg_scan, &[]);
-            pass.dispatch_workgroups(windows, 1, 1);
-            pass.set_pipeline(&p_scatter.pipeline);
-            pass.set_bind_group(0, &bg_scatter, &[]);
-            pass.dispatch_workgroups(sx, sy, 1);
-            pass.set_pipeline(&p_acc.pipeline);
-            pass.set_bind_group(0, &bg_acc, &[]);
-            pass.dispatch_workgroups(ax, ay, 1);
-            pass.set_pipeline(&p_reduce.pipeline);
-            pass.set_bind_group(0, &bg_reduce, &[]);
-            pass.dispatch_workgroups(rx, ry, 1);
+            pass.set_pipeline(&pipeline.pipeline);
+            pass.set_bind_group(0, *bind, &[]);
+            pass.dispatch_workgroups(*x, *y, 1);
         }
+        let resolve = stamps.as_ref().map(|q| {
+            let buf = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("msm timestamps"),
+                size: 80,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            enc.resolve_query_set(q, 0..10, &buf, 0);
+            buf
+        });
+        let t = web_time::Instant::now();
         ctx.queue().submit([enc.finish()]);
         let seg_words: Vec<u32> = ctx.read_back(&seg_out, seg_bytes).await?;
+        timings.gpu_total = t.elapsed().as_secs_f64();
+        if let Some(buf) = &resolve {
+            let ticks: Vec<u64> = ctx.read_back(buf, 80).await?;
+            let period = f64::from(ctx.queue().get_timestamp_period()) * 1e-9;
+            let stage = |k: usize| ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
+            timings.digits = stage(0);
+            timings.scan = stage(1);
+            timings.scatter = stage(2);
+            timings.accumulate = stage(3);
+            timings.reduce = stage(4);
+        }
+        let t = web_time::Instant::now();
         let seg = decode_projective::<C>(&seg_words)
             .map_err(|e| GpuError::Device(format!("segment sums do not decode: {e}")))?;
-        Ok(combine::<C>(
-            &seg,
-            windows as usize,
-            segments as usize,
-            seg_len,
-            c,
-        ))
+        let result = combine::<C>(&seg, windows as usize, segments as usize, seg_len, c);
+        timings.host_combine = t.elapsed().as_secs_f64();
+        Ok((result, timings))
     }
 
     /// [`GpuMsm::msm`], blocking (native only).
@@ -398,6 +468,17 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         scalars: &[C::Scalar],
     ) -> Result<C::Projective> {
         pollster::block_on(self.msm_unchecked(bases, scalars))
+    }
+
+    /// [`GpuMsm::msm_prepared_timed`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_prepared_timed_blocking(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: &[C::Scalar],
+        config: MsmConfig,
+    ) -> Result<(C::Projective, MsmTimings)> {
+        pollster::block_on(self.msm_prepared_timed(bases, scalars, config))
     }
 
     /// [`GpuMsm::msm_prepared`], blocking (native only).

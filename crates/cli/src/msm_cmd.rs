@@ -1,0 +1,210 @@
+//! `zkgpu msm`: one MSM on the GPU against arkworks on the CPU cores, same inputs, checked,
+//! with a per-stage breakdown. Exits non-zero when the results differ.
+
+use std::time::Instant;
+
+use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
+use ark_ff::UniformRand;
+use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use clap::{Args, ValueEnum};
+use rayon::prelude::*;
+use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve};
+use zkgpu_msm::{GpuMsm, MsmConfig, MsmTimings};
+use zkgpu_runtime::GpuContext;
+
+/// The five groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CurveArg {
+    #[value(name = "bls12-381-g1")]
+    Bls12_381G1,
+    #[value(name = "bls12-381-g2")]
+    Bls12_381G2,
+    #[value(name = "bls12-377-g1")]
+    Bls12_377G1,
+    #[value(name = "bls12-377-g2")]
+    Bls12_377G2,
+    #[value(name = "ed-on-bls12-377")]
+    EdOnBls12_377,
+}
+
+/// Scalar distributions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Distribution {
+    /// Uniform in the scalar field.
+    Uniform,
+    /// 0/1-heavy, like real circuits' witnesses: 80% zero or one, the rest uniform.
+    Skewed,
+}
+
+/// Arguments of `zkgpu msm`.
+#[derive(Args, Debug)]
+pub struct MsmArgs {
+    /// The group.
+    #[arg(long, value_enum, default_value = "bls12-381-g1")]
+    curve: CurveArg,
+    /// log2 of the number of points.
+    #[arg(long, default_value_t = 16)]
+    log_n: u32,
+    /// Scalar distribution.
+    #[arg(long, value_enum, default_value = "uniform")]
+    distribution: Distribution,
+    /// Window width in bits [default: from n].
+    #[arg(long)]
+    window_bits: Option<u32>,
+    /// Bucket-reduction segments per window [default: min(2^(c-1), 256)].
+    #[arg(long)]
+    reduce_segments: Option<u32>,
+    /// Timed GPU runs after a warm-up; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+}
+
+/// Distinct bases cheaply: chunks of consecutive multiples of the generator from random
+/// starting points, normalized in one batch.
+fn bases<C: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<C::Affine> {
+    let chunk = 1 << 12;
+    let starts: Vec<C::Projective> = (0..n.div_ceil(chunk))
+        .map(|_| C::Projective::rand(rng))
+        .collect();
+    let g = C::Projective::generator();
+    let pts: Vec<C::Projective> = starts
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(k, s)| {
+            let len = chunk.min(n - k * chunk);
+            std::iter::successors(Some(*s), move |p| Some(*p + g)).take(len)
+        })
+        .collect();
+    C::Projective::normalize_batch(&pts)
+}
+
+fn run_one<C: GpuCurve>(
+    ctx: &GpuContext,
+    args: &MsmArgs,
+) -> Result<bool, Box<dyn std::error::Error>>
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let n = 1usize << args.log_n;
+    let mut rng = StdRng::seed_from_u64(42);
+    eprintln!("generating {n} bases and scalars ...");
+    let bases = bases::<C>(n, &mut rng);
+    let scalars: Vec<C::Scalar> = (0..n)
+        .map(|_| match args.distribution {
+            Distribution::Uniform => C::Scalar::rand(&mut rng),
+            Distribution::Skewed => {
+                if rng.gen_bool(0.8) {
+                    C::Scalar::from(rng.gen_range(0..2u64))
+                } else {
+                    C::Scalar::rand(&mut rng)
+                }
+            }
+        })
+        .collect();
+
+    let msm = GpuMsm::<C>::new(ctx)?;
+    let t = Instant::now();
+    let prepared = msm.prepare(&bases)?;
+    ctx.wait()?;
+    let prepare_s = t.elapsed().as_secs_f64();
+    let config = MsmConfig {
+        window_bits: args.window_bits,
+        reduce_segments: args.reduce_segments,
+    };
+    eprintln!("warm-up (builds the pipelines) ...");
+    let (gpu_result, _) = msm.msm_prepared_timed_blocking(&prepared, &scalars, config)?;
+    let mut runs: Vec<(f64, MsmTimings)> = Vec::new();
+    for _ in 0..args.runs.max(1) {
+        let t = Instant::now();
+        let (r, timings) = msm.msm_prepared_timed_blocking(&prepared, &scalars, config)?;
+        runs.push((t.elapsed().as_secs_f64(), timings));
+        if r != gpu_result {
+            return Err("GPU results differ between runs".into());
+        }
+    }
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (gpu_s, tm) = runs[runs.len() / 2];
+
+    eprintln!("arkworks on {} threads ...", rayon::current_num_threads());
+    let t = Instant::now();
+    let cpu_result = <C::Projective as VariableBaseMSM>::msm(&bases, &scalars)
+        .map_err(|e| format!("arkworks: {e}"))?;
+    let cpu_s = t.elapsed().as_secs_f64();
+    let ok = cpu_result == gpu_result;
+
+    println!("adapter: {} ({:?})", ctx.info().name, ctx.info().backend);
+    println!(
+        "msm {} n = 2^{} ({n}), {:?} scalars, c = {}, {} reduction segments/window",
+        C::ID,
+        args.log_n,
+        args.distribution,
+        tm.window_bits,
+        tm.segments
+    );
+    println!("{:<34} {:>12}", "stage", "ms");
+    for (name, s) in [
+        ("host: scalars to integers", tm.host_scalars),
+        ("host: scalar upload, buffers", tm.upload),
+        ("gpu: digits + histogram", tm.digits),
+        ("gpu: bucket offsets (scan)", tm.scan),
+        ("gpu: scatter into buckets", tm.scatter),
+        ("gpu: bucket accumulation", tm.accumulate),
+        ("gpu: bucket reduction", tm.reduce),
+        ("gpu total (submit to readback)", tm.gpu_total),
+        ("host: combine windows", tm.host_combine),
+    ] {
+        println!("{name:<34} {:>12.3}", s * 1e3);
+    }
+    println!(
+        "{:<34} {:>12.3}",
+        "GPU MSM, end to end (median)",
+        gpu_s * 1e3
+    );
+    println!("{:<34} {:>12.3}", "arkworks MSM (CPU)", cpu_s * 1e3);
+    println!("{:<34} {:>12.2}", "speed-up (CPU / GPU)", cpu_s / gpu_s);
+    println!(
+        "{:<34} {:>12.3}",
+        "(bases prepared once, ms)",
+        prepare_s * 1e3
+    );
+    let timings = ctx.pipeline_timings();
+    let mine: Vec<_> = timings
+        .iter()
+        .filter(|t| t.module.starts_with("msm"))
+        .collect();
+    for t in &mine {
+        println!(
+            "pipeline {}::{} created in {:.3} s",
+            t.module, t.entry, t.seconds
+        );
+    }
+    println!(
+        "result {}",
+        if ok {
+            "matches arkworks"
+        } else {
+            "DIFFERS from arkworks"
+        }
+    );
+    Ok(ok)
+}
+
+/// `zkgpu msm`.
+pub fn run(args: &MsmArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if args.log_n > 26 {
+        return Err("--log-n must be at most 26".into());
+    }
+    let ctx = GpuContext::from_env_blocking()?;
+    let ok = match args.curve {
+        CurveArg::Bls12_381G1 => run_one::<Bls12_381G1>(&ctx, args),
+        CurveArg::Bls12_381G2 => run_one::<Bls12_381G2>(&ctx, args),
+        CurveArg::Bls12_377G1 => run_one::<Bls12_377G1>(&ctx, args),
+        CurveArg::Bls12_377G2 => run_one::<Bls12_377G2>(&ctx, args),
+        CurveArg::EdOnBls12_377 => run_one::<EdOnBls12_377>(&ctx, args),
+    }?;
+    if ok {
+        Ok(())
+    } else {
+        Err("the GPU result differs from arkworks".into())
+    }
+}
