@@ -50,16 +50,21 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     vm_consts = ap.consts;
-    vm_run(ap.entry_identity);
     let first = offsets[slot];
-    let end = first + sizes[slot];
-    for (var e = first; e < end; e++) {
-        let entry = entries[e];
-        let point = entry & 0x7fffffffu;
-        for (var r = 0u; r < ap.affine_regs; r++) {
-            regs[ap.acc_regs + r] = load_base((point * ap.affine_regs + r) * FE_WORDS);
+    let size = sizes[slot];
+    // Step 0 sets the identity; step k > 0 adds entry k - 1. One vm_run call site: each call
+    // site inlines the interpreter and its multiplication (compile time).
+    for (var k = 0u; k <= size; k++) {
+        var entry_pc = ap.entry_identity;
+        if (k > 0u) {
+            let entry = entries[first + k - 1u];
+            let point = entry & 0x7fffffffu;
+            for (var r = 0u; r < ap.affine_regs; r++) {
+                regs[ap.acc_regs + r] = load_base((point * ap.affine_regs + r) * FE_WORDS);
+            }
+            entry_pc = select(ap.entry_madd, ap.entry_msub, (entry >> 31u) == 1u);
         }
-        vm_run(select(ap.entry_madd, ap.entry_msub, (entry >> 31u) == 1u));
+        vm_run(entry_pc);
     }
     for (var r = 0u; r < ap.acc_regs; r++) {
         store_sum((slot * ap.acc_regs + r) * FE_WORDS, regs[r]);
@@ -122,29 +127,35 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
     let t = j % rp.segments;
     let lo = min(1u + t * rp.seg_len, rp.buckets);
     let hi = min(lo + rp.seg_len, rp.buckets);
-    vm_run(rp.entry_identity);
-    for (var r = 0u; r < acc; r++) {
-        run_acc[r] = regs[r];
-        sum_acc[r] = regs[r];
-    }
-    for (var k = lo; k < hi; k++) {
-        let b = hi - 1u - (k - lo);
-        // running += B_b
-        let base = (w * rp.buckets + b) * acc;
-        for (var r = 0u; r < acc; r++) {
-            regs[r] = run_acc[r];
-            regs[acc + r] = load_sum((base + r) * FE_WORDS);
+    // Step 0: both sums start at the identity. Odd step 2i+1: running += B_b for the i-th
+    // bucket from the top; even step 2i+2: sum += running. One vm_run call site.
+    let steps = 2u * (hi - lo);
+    for (var k = 0u; k <= steps; k++) {
+        var entry_pc = rp.entry_identity;
+        if (k > 0u) {
+            entry_pc = rp.entry_add;
+            if ((k & 1u) == 1u) {
+                let b = hi - 1u - (k - 1u) / 2u;
+                let base = (w * rp.buckets + b) * acc;
+                for (var r = 0u; r < acc; r++) {
+                    regs[r] = run_acc[r];
+                    regs[acc + r] = load_sum((base + r) * FE_WORDS);
+                }
+            } else {
+                for (var r = 0u; r < acc; r++) {
+                    regs[r] = sum_acc[r];
+                    regs[acc + r] = run_acc[r];
+                }
+            }
         }
-        vm_run(rp.entry_add);
-        // sum += running
+        vm_run(entry_pc);
         for (var r = 0u; r < acc; r++) {
-            run_acc[r] = regs[r];
-            regs[acc + r] = regs[r];
-            regs[r] = sum_acc[r];
-        }
-        vm_run(rp.entry_add);
-        for (var r = 0u; r < acc; r++) {
-            sum_acc[r] = regs[r];
+            if (k == 0u || (k & 1u) == 1u) {
+                run_acc[r] = regs[r];
+            }
+            if (k == 0u || (k & 1u) == 0u) {
+                sum_acc[r] = regs[r];
+            }
         }
     }
     // Output: S_t then R_t, each `acc` registers.
