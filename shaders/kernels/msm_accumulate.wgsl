@@ -13,10 +13,16 @@ struct AccumulateParams {
     // Entry points of the program.
     entry_identity: u32,
     entry_madd: u32,
-    entry_msub: u32,
+    // First register (within the affine point) and number of registers that negating the
+    // point flips: y on Weierstrass curves, x on twisted Edwards.
+    neg_reg: u32,
     // Registers of an accumulator, and of an affine point (loaded after it).
     acc_regs: u32,
     affine_regs: u32,
+    neg_regs: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 override WORKGROUP_SIZE: u32 = 64u;
@@ -62,7 +68,16 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
             for (var r = 0u; r < ap.affine_regs; r++) {
                 regs[ap.acc_regs + r] = load_base((point * ap.affine_regs + r) * FE_WORDS);
             }
-            entry_pc = select(ap.entry_madd, ap.entry_msub, (entry >> 31u) == 1u);
+            // A negative digit adds the negated point. Negating here (not by entering the
+            // program at a different instruction) keeps every lane of a warp on the same VM
+            // instruction.
+            if ((entry >> 31u) == 1u) {
+                for (var r = 0u; r < ap.neg_regs; r++) {
+                    let x = ap.acc_regs + ap.neg_reg + r;
+                    regs[x] = fe_neg(regs[x]);
+                }
+            }
+            entry_pc = ap.entry_madd;
         }
         vm_run(entry_pc);
     }

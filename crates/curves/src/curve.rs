@@ -81,6 +81,10 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     /// The shader module family of this group.
     const SHADER: CurveModule;
 
+    /// Which coordinate of an affine point negation flips: 1 (`y`) on Weierstrass curves, 0
+    /// (`x`) on twisted Edwards curves.
+    const AFFINE_NEG_COORD: usize = 1;
+
     /// The formula program (`madd`, `add`, `dbl`), assembled once.
     fn program() -> &'static Program<Self::Base>;
     /// Appends the `2 DEGREE` registers of an affine point.
@@ -233,6 +237,7 @@ impl GpuCurve for EdOnBls12_377 {
     type Projective = ark_ed_on_bls12_377::EdwardsProjective;
     const ID: &'static str = "ed_on_bls12_377";
     const DEGREE: usize = 1;
+    const AFFINE_NEG_COORD: usize = 0;
     const SHADER: CurveModule = CurveModule::EdOnBls12_377;
 
     fn program() -> &'static Program<Self::Base> {

@@ -101,9 +101,11 @@ struct AccumulateParams {
     consts: u32,
     entry_identity: u32,
     entry_madd: u32,
-    entry_msub: u32,
+    neg_reg: u32,
     acc_regs: u32,
     affine_regs: u32,
+    neg_regs: u32,
+    _pad: [u32; 3],
 }
 
 /// Where the time of one MSM went (seconds). GPU stages come from timestamp queries where the
@@ -161,7 +163,7 @@ pub struct GpuMsm<'c, C: GpuCurve> {
     ctx: &'c GpuContext,
     code: wgpu::Buffer,
     consts: u32,
-    entries: [u32; 4],
+    entries: [u32; 3],
     _curve: std::marker::PhantomData<C>,
 }
 
@@ -180,12 +182,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             ctx,
             code: ctx.storage_buffer(&format!("{} msm program", C::ID), &words)?,
             consts,
-            entries: [
-                entry("identity")?,
-                entry("madd")?,
-                entry("msub")?,
-                entry("add")?,
-            ],
+            entries: [entry("identity")?, entry("madd")?, entry("add")?],
             _curve: std::marker::PhantomData,
         })
     }
@@ -330,9 +327,11 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 consts: self.consts,
                 entry_identity: self.entries[0],
                 entry_madd: self.entries[1],
-                entry_msub: self.entries[2],
+                neg_reg: (C::AFFINE_NEG_COORD * C::DEGREE) as u32,
                 acc_regs,
                 affine_regs: 2 * C::DEGREE as u32,
+                neg_regs: C::DEGREE as u32,
+                _pad: [0; 3],
             },
         );
         // Layouts derived from the shaders hold only the bindings each entry point uses.
@@ -372,7 +371,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 row_stride: rstride,
                 consts: self.consts,
                 entry_identity: self.entries[0],
-                entry_add: self.entries[3],
+                entry_add: self.entries[2],
                 acc_regs,
                 buckets,
                 segments,
