@@ -18,20 +18,7 @@ use zkgpu_runtime::field::FieldKernels;
 use zkgpu_runtime::{Checks, GpuContext};
 
 use crate::ChecksArg;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum CurveArg {
-    #[value(name = "bls12-381-g1")]
-    Bls12_381G1,
-    #[value(name = "bls12-381-g2")]
-    Bls12_381G2,
-    #[value(name = "bls12-377-g1")]
-    Bls12_377G1,
-    #[value(name = "bls12-377-g2")]
-    Bls12_377G2,
-    #[value(name = "ed-on-bls12-377")]
-    EdOnBls12_377,
-}
+use crate::msm_cmd::CurveArg;
 
 /// Arguments of `zkgpu bench curve`.
 #[derive(Args, Debug)]

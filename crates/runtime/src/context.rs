@@ -532,16 +532,7 @@ impl GpuContext {
         data: &[T],
     ) -> Result<wgpu::Buffer> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
-        let size = (bytes.len() as u64).max(4).next_multiple_of(4);
-        self.check_binding_size(label, size)?;
-        let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let buf = self.storage_zeroed(label, bytes.len() as u64)?;
         if !bytes.is_empty() {
             self.queue.write_buffer(&buf, 0, bytes);
         }
