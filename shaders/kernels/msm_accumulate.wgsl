@@ -1,7 +1,7 @@
 // MSM bucket accumulation on the curve VM (docs/msm.md): one invocation per bucket of every
 // window, summing the bucket's points (CSR runs of `entries` from msm_buckets.wgsl) into an
-// accumulator with the group's `madd` program, or `msub` for a negative digit. Composed after
-// curve_vm_core.wgsl. Loops count up to the bucket's size or to uniforms.
+// accumulator with the group's `madd` program (a negative digit negates the point first).
+// Composed after curve_vm_core.wgsl. Loops count up to the bucket's size or to uniforms.
 
 struct AccumulateParams {
     // Buckets over all windows (windows x buckets per window).

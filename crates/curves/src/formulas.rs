@@ -9,8 +9,7 @@
 //! - slots 8 and up: temporaries; over Fq2, four scratch registers after them.
 //!
 //! Entry points: `identity` (slots 0-3 = the identity), `madd` (slots 0-3 += affine slots
-//! 4-5), `msub` (slots 0-3 -= affine slots 4-5), `add` (slots 0-3 += slots 4-7), `dbl`
-//! (slots 0-3 = 2 slots 0-3). Each handles every special case: identities, `P + P`,
+//! 4-5), `add` (slots 0-3 += slots 4-7), `dbl` (slots 0-3 = 2 slots 0-3). Each handles every special case: identities, `P + P`,
 //! `P + (-P)`.
 
 use ark_ff::Field;
@@ -219,12 +218,6 @@ pub fn weierstrass_a0<F: Field>(degree: u8, k: u32) -> Program<F> {
     set_xyzz_identity(&mut e, [x1, y1, zz1, zzz1]);
     e.asm.halt();
 
-    // msub: negate the affine input (the identity (0, 0) stays itself), then fall through
-    // into madd.
-    e.asm.entry("msub");
-    e.zero(t[9]);
-    e.sub(y2, t[9], y2);
-
     // madd-2008-s: 8M + 2S; mdbl-2008-s-1 when the points are equal: 4M + 3S.
     e.asm.entry("madd");
     let (end, not_input_identity, general, add, ident) = (
@@ -383,12 +376,6 @@ pub fn twisted_edwards_a_minus_1<F: Field>(d: F) -> Program<F> {
     e.asm.halt();
 
     for (name, mixed) in [("madd", true), ("add", false)] {
-        if mixed {
-            // msub: negate the affine input ((x, y) -> (-x, y)), then fall through into madd.
-            e.asm.entry("msub");
-            e.zero(t[9]);
-            e.sub(x2, t[9], x2);
-        }
         e.asm.entry(name);
         e.mul(t[0], x1, x2); // A = X1 X2
         e.mul(t[1], y1, y2); // B = Y1 Y2

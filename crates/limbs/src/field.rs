@@ -90,11 +90,6 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
     ]
 }
 
-/// The program named `name` of field `p`.
-pub fn program(p: &FieldParams, name: &str) -> Option<Program> {
-    programs(p).into_iter().find(|prog| prog.name == name)
-}
-
 /// CIOS Montgomery multiplication (Koç, Acar, Kaliski 1996, "Analyzing and comparing Montgomery
 /// multiplication algorithms") with the carries of the inner loop deferred: each accumulator
 /// `s_j` takes at most `2n` limb products plus one carry before the final normalization, which

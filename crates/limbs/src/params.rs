@@ -131,17 +131,6 @@ impl FieldParams {
     pub fn from_limbs(&self, limbs: &[u32]) -> BigUint {
         from_limbs(limbs)
     }
-
-    /// The Montgomery form `x R mod p` of `x`, in limbs.
-    pub fn to_montgomery(&self, x: &BigUint) -> Vec<u32> {
-        self.to_limbs(&((x * self.r()) % &self.modulus))
-    }
-
-    /// The value `x R^{-1} mod p` of Montgomery limbs.
-    pub fn from_montgomery(&self, limbs: &[u32]) -> BigUint {
-        let r_inv = self.r().modpow(&(&self.modulus - 2u32), &self.modulus);
-        (self.from_limbs(limbs) * r_inv) % &self.modulus
-    }
 }
 
 /// Splits `x` into `n` little-endian 13-bit limbs (bits above `13n` are dropped).

@@ -164,6 +164,10 @@ pub struct GpuMsm<'c, C: GpuCurve> {
     code: wgpu::Buffer,
     consts: u32,
     entries: [u32; 3],
+    /// Composed once: the pipeline cache is keyed by module name, but composing copies the
+    /// shader text.
+    buckets_module: zkgpu_shaders::Composed,
+    accumulate_module: zkgpu_shaders::Composed,
     _curve: std::marker::PhantomData<C>,
 }
 
@@ -183,6 +187,8 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             code: ctx.storage_buffer(&format!("{} msm program", C::ID), &words)?,
             consts,
             entries: [entry("identity")?, entry("madd")?, entry("add")?],
+            buckets_module: msm_buckets(),
+            accumulate_module: msm_accumulate(C::SHADER),
             _curve: std::marker::PhantomData,
         })
     }
@@ -276,24 +282,24 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let t = web_time::Instant::now();
         let ctx = self.ctx;
 
-        let bucket_mod = msm_buckets();
+        let bucket_mod = &self.buckets_module;
         let p_digits = ctx
-            .pipeline(&bucket_mod, "msm_digits", Checks::Default, &[])
+            .pipeline(bucket_mod, "msm_digits", Checks::Default, &[])
             .await?;
         let p_scan = ctx
-            .pipeline(&bucket_mod, "msm_scan", Checks::Default, &[])
+            .pipeline(bucket_mod, "msm_scan", Checks::Default, &[])
             .await?;
         let p_scatter = ctx
-            .pipeline(&bucket_mod, "msm_scatter", Checks::Default, &[])
+            .pipeline(bucket_mod, "msm_scatter", Checks::Default, &[])
             .await?;
-        let acc_mod = msm_accumulate(C::SHADER);
+        let acc_mod = &self.accumulate_module;
         // The VM's loops end (forward jumps only, HALT); the kernel's loops count to bucket
         // sizes and uniforms: see shaders/kernels/msm_accumulate.wgsl.
         let p_acc = ctx
-            .pipeline(&acc_mod, "msm_bucket_accumulate", Checks::TrustedLoops, &[])
+            .pipeline(acc_mod, "msm_bucket_accumulate", Checks::TrustedLoops, &[])
             .await?;
         let p_reduce = ctx
-            .pipeline(&acc_mod, "msm_reduce_segments", Checks::TrustedLoops, &[])
+            .pipeline(acc_mod, "msm_reduce_segments", Checks::TrustedLoops, &[])
             .await?;
 
         let max = ctx.limits().max_compute_workgroups_per_dimension;

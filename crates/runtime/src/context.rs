@@ -136,9 +136,6 @@ pub struct Pipeline {
     pub pipeline: wgpu::ComputePipeline,
     /// Layout of `@group(0)`.
     pub layout: wgpu::BindGroupLayout,
-    /// Workgroup size in x the pipeline was built with, if the module exposes it as the
-    /// `WORKGROUP_SIZE` override.
-    pub workgroup_size: u32,
 }
 
 /// Adapter selection, device, queue, and the caches around them. Create one per process (or
@@ -353,13 +350,6 @@ impl GpuContext {
         self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
     }
 
-    /// Largest storage binding in bytes.
-    pub fn max_binding_bytes(&self) -> u64 {
-        self.limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size)
-    }
-
     /// An error the device reported outside any error scope, or its loss, if any.
     pub fn check_device(&self) -> Result<()> {
         match self
@@ -458,14 +448,9 @@ impl GpuContext {
                 checks,
                 seconds,
             });
-        let workgroup_size = constants
-            .iter()
-            .find(|(k, _)| *k == "WORKGROUP_SIZE")
-            .map_or(64, |(_, v)| *v as u32);
         let p = Arc::new(Pipeline {
             layout: pipeline.get_bind_group_layout(0),
             pipeline,
-            workgroup_size,
         });
         self.pipelines
             .lock()

@@ -37,21 +37,6 @@ pub enum FieldOp {
 }
 
 impl FieldOp {
-    /// Every operation (the chain with 3 repetitions).
-    pub const ALL: [FieldOp; 11] = [
-        FieldOp::Add,
-        FieldOp::Sub,
-        FieldOp::Neg,
-        FieldOp::Double,
-        FieldOp::Mul,
-        FieldOp::Square,
-        FieldOp::ToMont,
-        FieldOp::FromMont,
-        FieldOp::IsZero,
-        FieldOp::Eq,
-        FieldOp::MulChain { reps: 3 },
-    ];
-
     /// The kernel's entry point.
     pub fn entry(self) -> &'static str {
         match self {
