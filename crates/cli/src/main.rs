@@ -5,6 +5,7 @@
 mod curve_bench;
 mod field_bench;
 mod msm_cmd;
+mod ntt_cmd;
 mod vm_bench;
 
 use std::process::ExitCode;
@@ -29,6 +30,8 @@ enum Command {
     Info,
     /// One MSM on the GPU and with arkworks on the CPU, checked, with a per-stage breakdown.
     Msm(msm_cmd::MsmArgs),
+    /// NTTs (forward, inverse, coset) on the GPU and with ark-poly on the CPU, checked.
+    Ntt(ntt_cmd::NttArgs),
     /// Benchmarks; each checks its GPU results against arkworks and fails if they differ.
     Bench {
         #[command(subcommand)]
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info => info(),
         Command::Msm(args) => msm_cmd::run(&args),
+        Command::Ntt(args) => ntt_cmd::run(&args),
         Command::Bench {
             what: BenchWhat::Field(args),
         } => field_bench::run(&args),

@@ -229,6 +229,82 @@ pub fn decode_slice<F: LimbEncode>(words: &[u32]) -> Result<Vec<F>, DecodeError>
         .map(|v| v.concat())
 }
 
+/// arkworks' own representation of a prime-field element as little-endian `u32` words: the
+/// Montgomery form `x 2^(64 N) mod p` that `Fp` stores. Moving elements this way costs no
+/// arithmetic on the host; a shader unpacks them with `{prefix}_unpack` (and one
+/// multiplication by `2^(13 n - 64 N)`'s Montgomery image, or none, depending on the use).
+pub trait PackedWords: PrimeField {
+    /// Words per element (`2 N`).
+    const PACKED_WORDS: usize;
+
+    /// Appends the words of `self` to `out`.
+    fn write_packed(&self, out: &mut [u32]);
+
+    /// The element with these words, or `NotCanonical` when they are not below the modulus.
+    fn read_packed(words: &[u32], index: usize) -> Result<Self, DecodeError>;
+}
+
+impl<P: MontConfig<N>, const N: usize> PackedWords for Fp<MontBackend<P, N>, N> {
+    const PACKED_WORDS: usize = 2 * N;
+
+    #[inline]
+    fn write_packed(&self, out: &mut [u32]) {
+        for (k, w) in (self.0).0.iter().enumerate() {
+            out[2 * k] = *w as u32;
+            out[2 * k + 1] = (*w >> 32) as u32;
+        }
+    }
+
+    #[inline]
+    fn read_packed(words: &[u32], index: usize) -> Result<Self, DecodeError> {
+        let mut big = [0u64; N];
+        for (k, b) in big.iter_mut().enumerate() {
+            *b = u64::from(words[2 * k]) | (u64::from(words[2 * k + 1]) << 32);
+        }
+        let big = BigInt::<N>(big);
+        if big >= P::MODULUS {
+            return Err(DecodeError::NotCanonical { index });
+        }
+        Ok(Self::new_unchecked(big))
+    }
+}
+
+/// The packed words of `xs` (see [`PackedWords`]), in parallel.
+pub fn pack_slice<F: PackedWords>(xs: &[F]) -> Vec<u32> {
+    let w = F::PACKED_WORDS;
+    let mut out = vec![0u32; xs.len() * w];
+    out.par_chunks_mut(w * PAR_CHUNK)
+        .zip(xs.par_chunks(PAR_CHUNK))
+        .for_each(|(o, x)| {
+            for (o, x) in o.chunks_exact_mut(w).zip(x) {
+                x.write_packed(o);
+            }
+        });
+    out
+}
+
+/// Reads packed words back into elements, in parallel; every element must be canonical.
+pub fn unpack_slice<F: PackedWords>(words: &[u32]) -> Result<Vec<F>, DecodeError> {
+    let w = F::PACKED_WORDS;
+    if !words.len().is_multiple_of(w) {
+        return Err(DecodeError::Length {
+            per_element: w,
+            got: words.len(),
+        });
+    }
+    let mut out = vec![F::zero(); words.len() / w];
+    out.par_chunks_mut(PAR_CHUNK)
+        .zip(words.par_chunks(w * PAR_CHUNK))
+        .enumerate()
+        .try_for_each(|(c, (o, ws))| {
+            for (i, (o, ws)) in o.iter_mut().zip(ws.chunks_exact(w)).enumerate() {
+                *o = F::read_packed(ws, c * PAR_CHUNK + i)?;
+            }
+            Ok(())
+        })?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

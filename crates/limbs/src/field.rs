@@ -87,7 +87,78 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
         ),
         is_zero(p),
         eq(p),
+        unpack(p),
+        pack(p),
     ]
+}
+
+/// Bit `i` of the 13-bit limbs sits in word `i / 32` of the packed form: the two layouts of the
+/// same little-endian integer.
+fn unpack(p: &FieldParams) -> Program {
+    let w = p.packed_words();
+    let b = ProgramBuilder::new(
+        "unpack",
+        1,
+        Returns::Element,
+        &format!("{w} little-endian 32-bit words (arkworks' BigInt layout, value < 2^(13 n)) to 13-bit limbs"),
+    )
+    .word_args(w);
+    let limbs = (0..p.n_limbs)
+        .map(|i| {
+            let bit = LIMB_BITS as usize * i;
+            let (word, off) = (bit / 32, (bit % 32) as u32);
+            let low = Expr::shifted(Expr::Arg(0, word as u16), off);
+            let have = 32 - off;
+            if have >= LIMB_BITS || word + 1 >= w {
+                Expr::masked(low, LIMB_MASK)
+            } else {
+                let high =
+                    Expr::masked(Expr::Arg(0, word as u16 + 1), (1 << (LIMB_BITS - have)) - 1);
+                Expr::plus(
+                    low,
+                    Expr::Mul(Box::new(high), Box::new(Expr::Lit(1 << have))),
+                )
+            }
+        })
+        .collect();
+    b.finish(limbs)
+}
+
+/// The inverse of [`unpack`] for canonical limbs (each `< 2^13`).
+fn pack(p: &FieldParams) -> Program {
+    let w = p.packed_words();
+    let b = ProgramBuilder::new(
+        "pack",
+        1,
+        Returns::Words(w),
+        &format!(
+            "canonical 13-bit limbs to {w} little-endian 32-bit words (arkworks' BigInt layout)"
+        ),
+    );
+    let words = (0..w)
+        .map(|j| {
+            let terms = (0..p.n_limbs).filter_map(|i| {
+                let lo = LIMB_BITS as i64 * i as i64 - 32 * j as i64;
+                if lo <= -(LIMB_BITS as i64) || lo >= 32 {
+                    return None;
+                }
+                let limb = Expr::Arg(0, i as u16);
+                Some(if lo < 0 {
+                    Expr::shifted(limb, (-lo) as u32)
+                } else {
+                    let keep = 32 - lo as u32;
+                    let part = if keep >= LIMB_BITS {
+                        limb
+                    } else {
+                        Expr::masked(limb, (1 << keep) - 1)
+                    };
+                    Expr::Mul(Box::new(part), Box::new(Expr::Lit(1u32 << lo)))
+                })
+            });
+            Expr::sum(terms).unwrap_or(Expr::Lit(0))
+        })
+        .collect();
+    b.finish(words)
 }
 
 /// CIOS Montgomery multiplication (Koç, Acar, Kaliski 1996, "Analyzing and comparing Montgomery

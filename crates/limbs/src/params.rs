@@ -117,6 +117,12 @@ impl FieldParams {
         self.modulus.bits()
     }
 
+    /// 32-bit words of arkworks' representation of an element (`BigInt<N>` of `N` u64 limbs):
+    /// the packed layout of `{prefix}_pack` / `{prefix}_unpack`.
+    pub fn packed_words(&self) -> usize {
+        2 * self.modulus_bits().div_ceil(64) as usize
+    }
+
     /// Most limb products that ever meet in one accumulator of the multiplication: `2n`.
     pub fn max_products(&self) -> u64 {
         2 * self.n_limbs as u64

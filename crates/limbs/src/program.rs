@@ -102,6 +102,8 @@ pub enum Returns {
     Element,
     /// A `bool`: whether the single result expression is zero.
     IsZero,
+    /// An `array<u32, W>` of `W` plain 32-bit words.
+    Words(usize),
 }
 
 /// A straight-line program: statements, then the returned expressions.
@@ -113,6 +115,9 @@ pub struct Program {
     pub arity: u8,
     /// What it returns.
     pub returns: Returns,
+    /// `Some(W)` when the arguments are `array<u32, W>` of plain 32-bit words instead of
+    /// elements.
+    pub arg_words: Option<usize>,
     /// One line of documentation, printed above the WGSL function.
     pub doc: String,
     var_names: Vec<String>,
@@ -151,6 +156,7 @@ impl ProgramBuilder {
                 name: name.to_owned(),
                 arity,
                 returns,
+                arg_words: None,
                 doc: doc.to_owned(),
                 var_names: Vec::new(),
                 body: Vec::new(),
@@ -158,6 +164,12 @@ impl ProgramBuilder {
             },
             declared: Vec::new(),
         }
+    }
+
+    /// Makes the arguments `array<u32, w>` of plain 32-bit words.
+    pub fn word_args(mut self, w: usize) -> Self {
+        self.prog.arg_words = Some(w);
+        self
     }
 
     /// A fresh variable named `name` (names must be unique).
@@ -254,7 +266,7 @@ impl Program {
             .map(|(i, e)| self.eval_expr(e, args, &env, base + i))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(match self.returns {
-            Returns::Element => out,
+            Returns::Element | Returns::Words(_) => out,
             Returns::IsZero => vec![u32::from(out[0] == 0)],
         })
     }
@@ -320,13 +332,18 @@ impl Program {
     /// Prints the program as a WGSL function `{prefix}_{name}` over the element type `ty`.
     pub fn to_wgsl(&self, prefix: &str, ty: &str) -> String {
         let mut out = String::new();
+        let arg_ty = match self.arg_words {
+            Some(w) => format!("array<u32, {w}>"),
+            None => ty.to_owned(),
+        };
         let params = match self.arity {
-            1 => format!("a: {ty}"),
-            _ => format!("a: {ty}, b: {ty}"),
+            1 => format!("a: {arg_ty}"),
+            _ => format!("a: {arg_ty}, b: {arg_ty}"),
         };
         let ret = match self.returns {
             Returns::Element => ty.to_owned(),
             Returns::IsZero => "bool".to_owned(),
+            Returns::Words(w) => format!("array<u32, {w}>"),
         };
         let _ = writeln!(out, "// {}", self.doc);
         let _ = writeln!(out, "fn {prefix}_{}({params}) -> {ret} {{", self.name);
@@ -361,6 +378,10 @@ impl Program {
             Returns::Element => {
                 let limbs: Vec<String> = self.result.iter().map(|e| self.expr(e)).collect();
                 let _ = writeln!(out, "    return {ty}({});", limbs.join(", "));
+            }
+            Returns::Words(w) => {
+                let words: Vec<String> = self.result.iter().map(|e| self.expr(e)).collect();
+                let _ = writeln!(out, "    return array<u32, {w}>({});", words.join(", "));
             }
             Returns::IsZero => {
                 let _ = writeln!(out, "    return {} == 0u;", self.operand(&self.result[0]));

@@ -254,3 +254,44 @@ proptest! {
         );
     }
 }
+
+/// `unpack` reads arkworks' words (its Montgomery form) into limbs of the same integer, `pack`
+/// writes them back, and one multiplication by 16 (`2^(13 n) / 2^256` for the 20-limb scalar
+/// fields) turns them into the canonical integer.
+fn check_packed<F: PrimeField + zkgpu_limbs::PackedWords>(f: KnownField, seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut vals = edge_values::<F>();
+    vals.extend((0..50).map(|_| F::rand(&mut rng)));
+    let e = f.emulator();
+    let p = f.params();
+    let words = zkgpu_limbs::pack_slice(&vals);
+    let w = F::PACKED_WORDS;
+    assert_eq!(w, p.packed_words());
+    for (i, x) in vals.iter().enumerate() {
+        let ws = &words[i * w..(i + 1) * w];
+        let limbs = e.run("unpack", &[ws]).unwrap();
+        let mont = BigUint::from_slice(ws);
+        assert_eq!(limbs, p.to_limbs(&mont));
+        assert_eq!(e.run("pack", &[&limbs]).unwrap(), ws);
+        let shift = (13 * p.n_limbs) as u32 - 32 * w as u32;
+        let k = p.to_limbs(&(BigUint::from(1u32) << shift));
+        let plain = e.run("mul", &[&limbs, &k]).unwrap();
+        let int = BigUint::from_bytes_le(&ark_ff::BigInteger::to_bytes_le(&x.into_bigint()));
+        assert_eq!(plain, p.to_limbs(&int));
+    }
+    let back: Vec<F> = zkgpu_limbs::unpack_slice(&words).unwrap();
+    assert_eq!(back, vals);
+    let mut bad = words.clone();
+    bad[w..2 * w].copy_from_slice(
+        &BigUint::from_bytes_le(&ark_ff::BigInteger::to_bytes_le(&F::MODULUS)).to_u32_digits()[..w],
+    );
+    assert!(zkgpu_limbs::unpack_slice::<F>(&bad).is_err());
+}
+
+#[test]
+fn packed_layout() {
+    check_packed::<ark_bls12_381::Fr>(KnownField::Bls12_381Fr, 11);
+    check_packed::<ark_bls12_377::Fr>(KnownField::Bls12_377Fr, 12);
+    check_packed::<ark_bls12_381::Fq>(KnownField::Bls12_381Fq, 13);
+    check_packed::<ark_bls12_377::Fq>(KnownField::Bls12_377Fq, 14);
+}

@@ -123,6 +123,16 @@ impl FieldModule {
         }
     }
 
+    /// u32 words of arkworks' packed representation (`BigInt<N>`, `2 N` words); prime fields
+    /// only (0 for Fq2).
+    pub fn packed_words(self) -> u32 {
+        match self {
+            FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq => 12,
+            FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr => 8,
+            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => 0,
+        }
+    }
+
     /// The generated fragments that define the field, dependencies first.
     pub fn parts(self) -> Vec<Part> {
         match self {
@@ -173,6 +183,11 @@ pub fn field_shim(f: FieldModule) -> Part {
             ));
         }
         _ => {
+            let pw = f.packed_words();
+            s.push_str(&format!(
+                "const FE_PACKED: u32 = {pw}u;\nconst FE_PACK_SHIFT: u32 = {}u;\nfn fe_unpack(w: array<u32, {pw}>) -> Fe {{\n    return {pre}_unpack(w);\n}}\nfn fe_pack(x: Fe) -> array<u32, {pw}> {{\n    return {pre}_pack(x);\n}}\n",
+                13 * w - 32 * pw
+            ));
             s.push_str(&format!(
                 "fn fe_from_words(w: array<u32, {w}>) -> Fe {{\n    return w;\n}}\n"
             ));
@@ -345,6 +360,40 @@ pub fn msm_buckets() -> Composed {
     }
 }
 
+/// Entry points of the NTT pass module.
+pub const NTT_ENTRY_POINTS: &[&str] = &["ntt_pass"];
+
+/// Radix-2^k NTT passes (`shaders/kernels/ntt.wgsl`) over the scalar field `f` (`Fr` only: the
+/// kernel moves 8-word packed elements).
+pub fn ntt(f: FieldModule) -> Composed {
+    let mut parts = f.parts();
+    parts.push(field_shim(f));
+    parts.push(fragment!("kernels/ntt.wgsl"));
+    Composed {
+        name: format!("ntt/{}", f.id()),
+        parts,
+        entry_points: NTT_ENTRY_POINTS,
+    }
+}
+
+/// Entry points of the elementwise witness-map module.
+pub const NTT_ELEMENTWISE_ENTRY_POINTS: &[&str] = &["ntt_elementwise"];
+
+/// Elementwise kernels of the witness map (`shaders/kernels/ntt_elementwise.wgsl`) over `f`.
+pub fn ntt_elementwise(f: FieldModule) -> Composed {
+    let mut parts = f.parts();
+    parts.push(field_shim(f));
+    parts.push(fragment!("kernels/ntt_elementwise.wgsl"));
+    Composed {
+        name: format!("ntt_elementwise/{}", f.id()),
+        parts,
+        entry_points: NTT_ELEMENTWISE_ENTRY_POINTS,
+    }
+}
+
+/// The scalar fields the NTT supports.
+pub const NTT_FIELDS: [FieldModule; 2] = [FieldModule::Bls12_381Fr, FieldModule::Bls12_377Fr];
+
 /// Every shipped module: what `build.rs` validates.
 pub fn all() -> Vec<Composed> {
     let mut v: Vec<Composed> = FieldModule::ALL.iter().map(|&f| field_library(f)).collect();
@@ -352,5 +401,7 @@ pub fn all() -> Vec<Composed> {
     v.extend(CurveModule::ALL.iter().map(|&c| curve_vm(c)));
     v.push(msm_buckets());
     v.extend(CurveModule::ALL.iter().map(|&c| msm_accumulate(c)));
+    v.extend(NTT_FIELDS.iter().map(|&f| ntt(f)));
+    v.extend(NTT_FIELDS.iter().map(|&f| ntt_elementwise(f)));
     v
 }

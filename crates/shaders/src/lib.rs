@@ -9,8 +9,9 @@ mod compose;
 
 pub use compose::{
     CURVE_VM_ENTRY_POINTS, Composed, CurveModule, FIELD_FUNCTIONS, FIELD_OPS_ENTRY_POINTS,
-    FieldModule, MSM_ACCUMULATE_ENTRY_POINTS, MSM_BUCKETS_ENTRY_POINTS, Part, all, curve_vm,
-    field_library, field_ops, field_shim, msm_accumulate, msm_buckets,
+    FieldModule, MSM_ACCUMULATE_ENTRY_POINTS, MSM_BUCKETS_ENTRY_POINTS,
+    NTT_ELEMENTWISE_ENTRY_POINTS, NTT_ENTRY_POINTS, NTT_FIELDS, Part, all, curve_vm, field_library,
+    field_ops, field_shim, msm_accumulate, msm_buckets, ntt, ntt_elementwise,
 };
 
 #[cfg(test)]
@@ -28,6 +29,7 @@ mod tests {
         ];
         for (m, f) in prime {
             assert_eq!(m.words() as usize, f.params().n_limbs, "{}", m.id());
+            assert_eq!(m.packed_words() as usize, f.params().packed_words());
             assert_eq!(m.id(), f.file_stem());
         }
         for (m, f) in [

@@ -1,0 +1,133 @@
+//! `zkgpu ntt`: NTTs on the GPU against ark-poly on the CPU cores, same inputs, checked.
+//! Exits non-zero when any result differs.
+
+use std::time::Instant;
+
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use clap::{Args, ValueEnum};
+use rayon::prelude::*;
+use zkgpu_ntt::{Direction, GpuNtt, NttField};
+use zkgpu_runtime::GpuContext;
+
+/// The scalar fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FieldArg {
+    /// BLS12-381's scalar field.
+    #[value(name = "bls12-381")]
+    Bls12_381,
+    /// BLS12-377's scalar field.
+    #[value(name = "bls12-377")]
+    Bls12_377,
+}
+
+/// Arguments of `zkgpu ntt`.
+#[derive(Args, Debug)]
+pub struct NttArgs {
+    /// The scalar field.
+    #[arg(long, value_enum, default_value = "bls12-381")]
+    field: FieldArg,
+    /// log2 of the transform size; repeat for several sizes.
+    #[arg(long, default_values_t = [16u32])]
+    log_n: Vec<u32>,
+    /// Timed GPU runs after a warm-up; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+}
+
+pub fn run(args: &NttArgs) -> Result<(), Box<dyn std::error::Error>> {
+    match args.field {
+        FieldArg::Bls12_381 => run_field::<ark_bls12_381::Fr>(args, "BLS12-381 Fr"),
+        FieldArg::Bls12_377 => run_field::<ark_bls12_377::Fr>(args, "BLS12-377 Fr"),
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = GpuContext::from_env_blocking()?;
+    println!(
+        "device: {} ({:?}); CPU: ark-poly on {} threads",
+        ctx.info().name,
+        ctx.info().backend,
+        rayon::current_num_threads()
+    );
+    let ntt = GpuNtt::<F>::new(&ctx);
+    let t = Instant::now();
+    for (entry, s) in ntt.warm_up_blocking()? {
+        println!("pipeline {entry}: {:.3} s", s);
+    }
+    println!("pipelines total: {:.3} s", t.elapsed().as_secs_f64());
+    println!(
+        "| field | n | transform | GPU kernels ms | GPU end to end ms | ark-poly ms | ratio (e2e) | check |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut failed = false;
+    for &log_n in &args.log_n {
+        let n = 1usize << log_n;
+        let domain = Radix2EvaluationDomain::<F>::new(n)
+            .ok_or_else(|| format!("no domain of size 2^{log_n} in {name}"))?;
+        let mut rng = StdRng::seed_from_u64(u64::from(log_n));
+        eprintln!("generating 2^{log_n} random elements...");
+        let chunk = 1usize << 14;
+        let seeds: Vec<u64> = (0..n.div_ceil(chunk)).map(|_| rng.r#gen()).collect();
+        let input: Vec<F> = seeds
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(k, &seed)| {
+                let mut r = StdRng::seed_from_u64(seed);
+                let len = chunk.min(n - k * chunk);
+                (0..len).map(move |_| F::rand(&mut r))
+            })
+            .collect();
+        let coset = domain.get_coset(F::GENERATOR).ok_or("no coset")?;
+        for (label, d, dir) in [
+            ("fft", domain, Direction::Forward),
+            ("ifft", domain, Direction::Inverse),
+            ("coset fft", coset, Direction::Forward),
+            ("coset ifft", coset, Direction::Inverse),
+        ] {
+            eprintln!("2^{log_n} {label}: ark-poly...");
+            let mut want = input.clone();
+            let t = Instant::now();
+            match dir {
+                Direction::Forward => d.fft_in_place(&mut want),
+                Direction::Inverse => d.ifft_in_place(&mut want),
+            }
+            let cpu = t.elapsed().as_secs_f64();
+            eprintln!("2^{log_n} {label}: GPU...");
+            let mut dv = ntt.upload(&input)?;
+            ntt.transform_timed_blocking(&mut dv, &d, dir)?; // warm-up: plan and pipelines
+            let got = ntt.download_blocking(&dv, 0)?;
+            let mut kernels = Vec::new();
+            let mut e2e = Vec::new();
+            let mut last = Vec::new();
+            for _ in 0..args.runs.max(1) {
+                let t = Instant::now();
+                let mut dv = ntt.upload(&input)?;
+                let k = ntt.transform_timed_blocking(&mut dv, &d, dir)?;
+                last = ntt.download_blocking(&dv, 0)?;
+                e2e.push(t.elapsed().as_secs_f64());
+                kernels.push(k);
+            }
+            let ok = got == want && last == want;
+            failed |= !ok;
+            let (k, e) = (median(kernels), median(e2e));
+            println!(
+                "| {name} | 2^{log_n} | {label} | {:.3} | {:.2} | {:.2} | {:.1}x | {} |",
+                k * 1e3,
+                e * 1e3,
+                cpu * 1e3,
+                cpu / e,
+                if ok { "ok" } else { "MISMATCH" }
+            );
+        }
+    }
+    if failed {
+        return Err("a GPU result differs from ark-poly".into());
+    }
+    Ok(())
+}

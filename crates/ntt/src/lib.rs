@@ -1,0 +1,666 @@
+//! Number-theoretic transforms over the scalar fields of BLS12-381 and BLS12-377 on the GPU,
+//! equal bit for bit to ark-poly's `Radix2EvaluationDomain::{fft_in_place, ifft_in_place}`,
+//! cosets included, plus the elementwise kernels of the Groth16 witness map.
+//!
+//! Elements travel in arkworks' own representation (the Montgomery words inside `Fp`, 8 `u32`
+//! per element), so uploads and downloads are copies; the kernels unpack them into 13-bit
+//! limbs and multiply by twiddles kept in the kernels' Montgomery form, which leaves products
+//! in arkworks' form. A transform of `2^L` elements runs as `ceil(L / 9)` radix-`2^k` passes in
+//! workgroup memory (the four-step decomposition, no bit-reversal pass); docs/ntt.md derives
+//! it.
+//!
+//! Data that stays on the GPU between steps lives in a [`DeviceVec`]; [`GpuNtt::fft`] and
+//! [`GpuNtt::ifft`] are the one-call host versions.
+
+mod plan;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use ark_ff::{FftField, PrimeField};
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use zkgpu_limbs::{PackedWords, pack_slice, unpack_slice};
+use zkgpu_runtime::wgpu;
+use zkgpu_runtime::{Checks, GpuContext, GpuError, grid};
+use zkgpu_shaders::{Composed, FieldModule};
+
+use plan::{Plan, PlanKey};
+
+/// Errors of the NTT engine.
+#[derive(Debug, thiserror::Error)]
+pub enum NttError {
+    /// The domain is larger than the kernels address (2^31 elements) or the field's
+    /// two-adicity.
+    #[error("domain of size 2^{log_n} is not supported: {reason}")]
+    Size {
+        /// log2 of the domain size.
+        log_n: u32,
+        /// Why.
+        reason: String,
+    },
+    /// A device vector does not hold what the operation needs.
+    #[error("{0}")]
+    Shape(String),
+    /// The GPU failed, or the data does not fit on it.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+}
+
+/// `Result` with [`NttError`].
+pub type Result<T, E = NttError> = std::result::Result<T, E>;
+
+/// A scalar field the NTT kernels support: 8-word packed elements.
+pub trait NttField: FftField + PrimeField + PackedWords {
+    /// The field's WGSL module.
+    const MODULE: FieldModule;
+    /// Limbs per element in the kernels (13 bits each).
+    const LIMBS: u32;
+}
+
+impl NttField for ark_bls12_381::Fr {
+    const MODULE: FieldModule = FieldModule::Bls12_381Fr;
+    const LIMBS: u32 = 20;
+}
+
+impl NttField for ark_bls12_377::Fr {
+    const MODULE: FieldModule = FieldModule::Bls12_377Fr;
+    const LIMBS: u32 = 20;
+}
+
+/// Bytes per element on the GPU.
+pub const ELEMENT_BYTES: u64 = 32;
+
+/// `batch` vectors of `len` field elements each, resident on the GPU, with a scratch buffer of
+/// the same size for the passes to alternate with.
+#[derive(Debug)]
+pub struct DeviceVec<F> {
+    data: wgpu::Buffer,
+    scratch: wgpu::Buffer,
+    len: usize,
+    batch: usize,
+    _field: std::marker::PhantomData<F>,
+}
+
+impl<F> DeviceVec<F> {
+    /// Elements per vector.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the vectors are empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of vectors.
+    pub fn batch(&self) -> usize {
+        self.batch
+    }
+
+    /// The buffer holding the data (packed elements, vector after vector).
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.data
+    }
+}
+
+/// Which way a transform goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Coefficients to evaluations (`fft_in_place`).
+    Forward,
+    /// Evaluations to coefficients (`ifft_in_place`).
+    Inverse,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct PassParams {
+    n_log: u32,
+    k: u32,
+    s_log: u32,
+    out_mode: u32,
+    in_mode: u32,
+    h: u32,
+    out_hi: u32,
+    out_lo: u32,
+    in_hi: u32,
+    in_lo: u32,
+    roots: u32,
+    roots_log: u32,
+    per_transform: u32,
+    batch: u32,
+    grid_x: u32,
+    _pad: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct EwParams {
+    op: u32,
+    len: u32,
+    grid_x: u32,
+    a_off: u32,
+    b_off: u32,
+    d_off: u32,
+    _pad: [u32; 2],
+    c: [u32; 8],
+}
+
+/// An elementwise operation on vectors of one [`DeviceVec`] (indices are vectors of the
+/// batch; the result replaces vector `a`).
+#[derive(Clone, Copy, Debug)]
+pub enum Elementwise<F> {
+    /// `a = a * b`
+    Mul {
+        /// Written.
+        a: usize,
+        /// Read.
+        b: usize,
+    },
+    /// `a = a - b`
+    Sub {
+        /// Written.
+        a: usize,
+        /// Read.
+        b: usize,
+    },
+    /// `a = a * c`
+    Scale {
+        /// Written.
+        a: usize,
+        /// The constant.
+        c: F,
+    },
+    /// `a = (a * b - d) * c`: the quotient step of the Groth16 witness map.
+    MulSubScale {
+        /// Written.
+        a: usize,
+        /// Read.
+        b: usize,
+        /// Read.
+        d: usize,
+        /// The constant.
+        c: F,
+    },
+}
+
+/// The NTT engine of field `F` on one GPU context. Pipelines are built on first use and
+/// cached by the context; twiddle tables are built once per domain and cached here.
+#[derive(Debug)]
+pub struct GpuNtt<'c, F: NttField> {
+    ctx: &'c GpuContext,
+    pass_module: Composed,
+    ew_module: Composed,
+    plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
+    _field: std::marker::PhantomData<F>,
+}
+
+const TILE: u64 = 512;
+const EW_WG: u32 = 256;
+
+impl<'c, F: NttField> GpuNtt<'c, F> {
+    /// The engine on `ctx`.
+    pub fn new(ctx: &'c GpuContext) -> Self {
+        Self {
+            ctx,
+            pass_module: zkgpu_shaders::ntt(F::MODULE),
+            ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE),
+            plans: Mutex::new(HashMap::new()),
+            _field: std::marker::PhantomData,
+        }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'c GpuContext {
+        self.ctx
+    }
+
+    /// Compiles the pipelines now (otherwise the first transform does); returns the seconds
+    /// each took, `(entry, seconds)`.
+    pub async fn warm_up(&self) -> Result<Vec<(&'static str, f64)>> {
+        self.ctx
+            .pipeline(&self.pass_module, "ntt_pass", Checks::Default, &[])
+            .await?;
+        self.ctx
+            .pipeline(&self.ew_module, "ntt_elementwise", Checks::Default, &[])
+            .await?;
+        Ok(vec![
+            (
+                "ntt_pass",
+                self.ctx
+                    .pipeline_seconds(&self.pass_module.name, "ntt_pass", Checks::Default)
+                    .unwrap_or(0.0),
+            ),
+            (
+                "ntt_elementwise",
+                self.ctx
+                    .pipeline_seconds(&self.ew_module.name, "ntt_elementwise", Checks::Default)
+                    .unwrap_or(0.0),
+            ),
+        ])
+    }
+
+    /// Uploads `vectors` (all of one length) as one batch.
+    pub fn upload_batch(&self, vectors: &[&[F]]) -> Result<DeviceVec<F>> {
+        let len = vectors.first().map_or(0, |v| v.len());
+        if vectors.iter().any(|v| v.len() != len) {
+            return Err(NttError::Shape(
+                "every vector of a batch must have the same length".into(),
+            ));
+        }
+        let dv = self.zeroed(len, vectors.len())?;
+        for (i, v) in vectors.iter().enumerate() {
+            self.write(&dv, i, v)?;
+        }
+        Ok(dv)
+    }
+
+    /// Uploads one vector.
+    pub fn upload(&self, values: &[F]) -> Result<DeviceVec<F>> {
+        self.upload_batch(&[values])
+    }
+
+    /// `batch` zero vectors of `len` elements.
+    pub fn zeroed(&self, len: usize, batch: usize) -> Result<DeviceVec<F>> {
+        let bytes = (len as u64)
+            .checked_mul(batch as u64)
+            .and_then(|e| e.checked_mul(ELEMENT_BYTES))
+            .ok_or_else(|| NttError::Shape(format!("{batch} x {len} elements overflow")))?;
+        Ok(DeviceVec {
+            data: self.ctx.storage_zeroed("ntt data", bytes)?,
+            scratch: self.ctx.storage_zeroed("ntt scratch", bytes)?,
+            len,
+            batch,
+            _field: std::marker::PhantomData,
+        })
+    }
+
+    /// Overwrites the start of vector `index` with `values` (the rest keeps its contents).
+    pub fn write(&self, dv: &DeviceVec<F>, index: usize, values: &[F]) -> Result<()> {
+        if index >= dv.batch || values.len() > dv.len {
+            return Err(NttError::Shape(format!(
+                "writing {} elements into vector {index} of a {} x {} batch",
+                values.len(),
+                dv.batch,
+                dv.len
+            )));
+        }
+        let words = pack_slice(values);
+        if !words.is_empty() {
+            let offset = (index * dv.len) as u64 * ELEMENT_BYTES;
+            self.ctx
+                .queue()
+                .write_buffer(&dv.data, offset, bytemuck::cast_slice(&words));
+        }
+        Ok(())
+    }
+
+    /// Downloads vector `index`.
+    pub async fn download(&self, dv: &DeviceVec<F>, index: usize) -> Result<Vec<F>> {
+        if index >= dv.batch {
+            return Err(NttError::Shape(format!(
+                "vector {index} of a batch of {}",
+                dv.batch
+            )));
+        }
+        if dv.len == 0 {
+            return Ok(Vec::new());
+        }
+        let bytes = dv.len as u64 * ELEMENT_BYTES;
+        let offset = index as u64 * bytes;
+        let words: Vec<u32> = if offset == 0 {
+            self.ctx.read_back(&dv.data, bytes).await?
+        } else {
+            let tmp = self.ctx.storage_zeroed("ntt download", bytes)?;
+            let mut enc =
+                self.ctx
+                    .device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("ntt download"),
+                    });
+            enc.copy_buffer_to_buffer(&dv.data, offset, &tmp, 0, bytes);
+            self.ctx.queue().submit([enc.finish()]);
+            self.ctx.read_back(&tmp, bytes).await?
+        };
+        unpack_slice(&words).map_err(|e| {
+            NttError::Gpu(GpuError::Device(format!(
+                "the GPU returned a non-canonical element: {e}"
+            )))
+        })
+    }
+
+    fn plan(&self, domain: &Radix2EvaluationDomain<F>, dir: Direction) -> Result<Arc<Plan>> {
+        let log_n = domain.log_size_of_group;
+        if log_n > 31 {
+            return Err(NttError::Size {
+                log_n,
+                reason: "the kernels index elements with u32".into(),
+            });
+        }
+        let key = PlanKey::new(domain, dir);
+        if let Some(p) = self
+            .plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Ok(p.clone());
+        }
+        let plan = Arc::new(Plan::new(self.ctx, domain, dir)?);
+        self.plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, plan.clone());
+        Ok(plan)
+    }
+
+    /// Records the transform of the first `count` vectors of `dv` over `domain` (`count`
+    /// `None`: all). The vectors must have exactly the domain's size.
+    pub async fn record_transform(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+        count: Option<usize>,
+    ) -> Result<()> {
+        self.record_transform_stamped(enc, dv, domain, dir, count, None)
+            .await
+    }
+
+    /// [`GpuNtt::record_transform`], writing timestamps 0 and 1 of `stamps` at the start of
+    /// the first pass and the end of the last.
+    async fn record_transform_stamped(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+        count: Option<usize>,
+        stamps: Option<&wgpu::QuerySet>,
+    ) -> Result<()> {
+        let n = domain.size();
+        if dv.len != n {
+            return Err(NttError::Shape(format!(
+                "vectors of {} elements over a domain of size {n}",
+                dv.len
+            )));
+        }
+        let batch = count.unwrap_or(dv.batch);
+        if batch > dv.batch {
+            return Err(NttError::Shape(format!(
+                "transforming {batch} vectors of a batch of {}",
+                dv.batch
+            )));
+        }
+        // A transform of size 1 is the identity in both directions, cosets included.
+        if batch == 0 || n == 1 {
+            return Ok(());
+        }
+        let plan = self.plan(domain, dir)?;
+        let pipeline = self
+            .ctx
+            .pipeline(&self.pass_module, "ntt_pass", Checks::Default, &[])
+            .await?;
+        let per_transform = (n as u64).div_ceil(TILE) as u32;
+        let total = u32::try_from(u64::from(per_transform) * batch as u64).map_err(|_| {
+            NttError::Shape(format!(
+                "{batch} transforms of size {n} need too many workgroups"
+            ))
+        })?;
+        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
+        let (gx, gy, _) = grid(total, 1, max);
+        let last = plan.passes.len().saturating_sub(1);
+        for (i, pass) in plan.passes.iter().enumerate() {
+            let mut p = pass.params;
+            p.per_transform = per_transform;
+            p.batch = batch as u32;
+            p.grid_x = gx;
+            let params = self.ctx.uniform_buffer("ntt pass params", &p);
+            let bind = self.ctx.bind_group(
+                &pipeline,
+                &[
+                    (0, &dv.data),
+                    (1, &dv.scratch),
+                    (2, &plan.tables),
+                    (3, &params),
+                ],
+            );
+            {
+                let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("ntt pass"),
+                    timestamp_writes: stamps.map(|q| wgpu::ComputePassTimestampWrites {
+                        query_set: q,
+                        beginning_of_pass_write_index: (i == 0).then_some(0),
+                        end_of_pass_write_index: (i == last).then_some(1),
+                    }),
+                });
+                cp.set_pipeline(&pipeline.pipeline);
+                cp.set_bind_group(0, &bind, &[]);
+                cp.dispatch_workgroups(gx, gy, 1);
+            }
+            std::mem::swap(&mut dv.data, &mut dv.scratch);
+        }
+        if batch < dv.batch && plan.passes.len() % 2 == 1 {
+            // The untouched vectors are in the other buffer now: copy them across.
+            let start = batch as u64 * n as u64 * ELEMENT_BYTES;
+            let rest = (dv.batch - batch) as u64 * n as u64 * ELEMENT_BYTES;
+            enc.copy_buffer_to_buffer(&dv.scratch, start, &dv.data, start, rest);
+        }
+        Ok(())
+    }
+
+    /// Records an elementwise operation on the vectors of `dv`.
+    pub async fn record_elementwise(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        dv: &DeviceVec<F>,
+        op: Elementwise<F>,
+    ) -> Result<()> {
+        let (code, a, b, d, c) = match op {
+            Elementwise::Mul { a, b } => (0, a, b, a, F::one()),
+            Elementwise::Sub { a, b } => (1, a, b, a, F::one()),
+            Elementwise::Scale { a, c } => (2, a, a, a, c),
+            Elementwise::MulSubScale { a, b, d, c } => (3, a, b, d, c),
+        };
+        if [a, b, d].iter().any(|&i| i >= dv.batch) {
+            return Err(NttError::Shape(format!(
+                "operands {a}, {b}, {d} of a batch of {}",
+                dv.batch
+            )));
+        }
+        if dv.len == 0 {
+            return Ok(());
+        }
+        let len = u32::try_from(dv.len)
+            .map_err(|_| NttError::Shape(format!("{} elements exceed 2^32", dv.len)))?;
+        let pipeline = self
+            .ctx
+            .pipeline(&self.ew_module, "ntt_elementwise", Checks::Default, &[])
+            .await?;
+        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
+        let (gx, gy, _) = grid(len, EW_WG, max);
+        let mut cw = [0u32; 8];
+        kernel_form(c).write_packed(&mut cw);
+        let off = |i: usize| (i * dv.len) as u32;
+        let params = self.ctx.uniform_buffer(
+            "ntt elementwise params",
+            &EwParams {
+                op: code,
+                len,
+                grid_x: gx,
+                a_off: off(a),
+                b_off: off(b),
+                d_off: off(d),
+                _pad: [0; 2],
+                c: cw,
+            },
+        );
+        let bind = self
+            .ctx
+            .bind_group(&pipeline, &[(0, &dv.data), (1, &params)]);
+        let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("ntt elementwise"),
+            timestamp_writes: None,
+        });
+        cp.set_pipeline(&pipeline.pipeline);
+        cp.set_bind_group(0, &bind, &[]);
+        cp.dispatch_workgroups(gx, gy, 1);
+        Ok(())
+    }
+
+    /// A command encoder on this engine's device.
+    pub fn encoder(&self) -> wgpu::CommandEncoder {
+        self.ctx
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ntt") })
+    }
+
+    /// Submits `enc` and waits for the GPU; returns the wall seconds from submit to done.
+    pub fn submit(&self, enc: wgpu::CommandEncoder) -> Result<f64> {
+        let t = web_time::Instant::now();
+        self.ctx.queue().submit([enc.finish()]);
+        self.ctx.wait()?;
+        Ok(t.elapsed().as_secs_f64())
+    }
+
+    /// Transforms every vector of `dv` in place over `domain` and waits.
+    pub async fn transform(
+        &self,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+    ) -> Result<f64> {
+        let mut enc = self.encoder();
+        self.record_transform(&mut enc, dv, domain, dir, None)
+            .await?;
+        self.submit(enc)
+    }
+
+    /// [`GpuNtt::transform`], returning the GPU time of the passes from timestamp queries
+    /// where the device has them (else the wall time of submit to done).
+    pub async fn transform_timed(
+        &self,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+    ) -> Result<f64> {
+        if !self.ctx.has_timestamps() || domain.size() == 1 {
+            return self.transform(dv, domain, dir).await;
+        }
+        let device = self.ctx.device();
+        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("ntt timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("ntt timestamps"),
+            size: 16,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.encoder();
+        self.record_transform_stamped(&mut enc, dv, domain, dir, None, Some(&set))
+            .await?;
+        enc.resolve_query_set(&set, 0..2, &resolve, 0);
+        let wall = self.submit(enc)?;
+        let ticks: Vec<u64> = self.ctx.read_back(&resolve, 16).await?;
+        let period = f64::from(self.ctx.queue().get_timestamp_period()) * 1e-9;
+        let gpu = ticks[1].saturating_sub(ticks[0]) as f64 * period;
+        Ok(if gpu > 0.0 { gpu } else { wall })
+    }
+
+    /// `domain.fft_in_place(values)` on the GPU: the same resizing (to the domain's size,
+    /// zero-padding a shorter input and, as arkworks does, dropping the elements of a longer
+    /// one) and the same result.
+    pub async fn fft(&self, domain: &Radix2EvaluationDomain<F>, values: &mut Vec<F>) -> Result<()> {
+        self.host_transform(domain, values, Direction::Forward)
+            .await
+    }
+
+    /// `domain.ifft_in_place(values)` on the GPU (same resizing and result).
+    pub async fn ifft(
+        &self,
+        domain: &Radix2EvaluationDomain<F>,
+        values: &mut Vec<F>,
+    ) -> Result<()> {
+        self.host_transform(domain, values, Direction::Inverse)
+            .await
+    }
+
+    async fn host_transform(
+        &self,
+        domain: &Radix2EvaluationDomain<F>,
+        values: &mut Vec<F>,
+        dir: Direction,
+    ) -> Result<()> {
+        values.resize(domain.size(), F::zero());
+        let mut dv = self.upload(values)?;
+        self.transform(&mut dv, domain, dir).await?;
+        *values = self.download(&dv, 0).await?;
+        Ok(())
+    }
+
+    /// [`GpuNtt::fft`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn fft_blocking(
+        &self,
+        domain: &Radix2EvaluationDomain<F>,
+        values: &mut Vec<F>,
+    ) -> Result<()> {
+        pollster::block_on(self.fft(domain, values))
+    }
+
+    /// [`GpuNtt::ifft`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn ifft_blocking(
+        &self,
+        domain: &Radix2EvaluationDomain<F>,
+        values: &mut Vec<F>,
+    ) -> Result<()> {
+        pollster::block_on(self.ifft(domain, values))
+    }
+
+    /// [`GpuNtt::download`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn download_blocking(&self, dv: &DeviceVec<F>, index: usize) -> Result<Vec<F>> {
+        pollster::block_on(self.download(dv, index))
+    }
+
+    /// [`GpuNtt::transform_timed`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn transform_timed_blocking(
+        &self,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+    ) -> Result<f64> {
+        pollster::block_on(self.transform_timed(dv, domain, dir))
+    }
+
+    /// [`GpuNtt::warm_up`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn warm_up_blocking(&self) -> Result<Vec<(&'static str, f64)>> {
+        pollster::block_on(self.warm_up())
+    }
+
+    /// [`GpuNtt::transform`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn transform_blocking(
+        &self,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+    ) -> Result<f64> {
+        pollster::block_on(self.transform(dv, domain, dir))
+    }
+}
+
+/// `x` in the kernels' Montgomery form, as an arkworks element: `x 2^(13 n - 64 N)`, whose
+/// internal words are `x 2^(13 n) mod p`. A kernel multiplication of arkworks' words by these
+/// words yields arkworks' words of the product.
+pub fn kernel_form<F: NttField>(x: F) -> F {
+    let shift = 13 * F::LIMBS as u64 - 32 * F::PACKED_WORDS as u64;
+    x * F::from(2u64).pow([shift])
+}

@@ -1,0 +1,178 @@
+//! A transform's pass schedule and its twiddle tables, built once per domain and direction.
+
+use ark_ff::Field;
+use ark_poly::Radix2EvaluationDomain;
+use zkgpu_runtime::{GpuContext, wgpu};
+
+use crate::{Direction, NttField, PassParams, Result, kernel_form};
+
+/// Most bits one pass transforms: 2^9 elements of 32 bytes fill WebGPU's 16 KiB of workgroup
+/// memory.
+pub(crate) const MAX_PASS_BITS: u32 = 9;
+
+/// What identifies a plan: the domain's size and generator direction, and its coset.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PlanKey {
+    log_n: u32,
+    dir: Direction,
+    offset: Vec<u32>,
+}
+
+impl PlanKey {
+    pub(crate) fn new<F: NttField>(d: &Radix2EvaluationDomain<F>, dir: Direction) -> Self {
+        let mut offset = vec![0u32; F::PACKED_WORDS];
+        d.offset.write_packed(&mut offset);
+        Self {
+            log_n: d.log_size_of_group,
+            dir,
+            offset,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Pass {
+    pub(crate) params: PassParams,
+}
+
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(crate) passes: Vec<Pass>,
+    pub(crate) tables: wgpu::Buffer,
+}
+
+/// Splits `l` bits into `ceil(l / 9)` passes as evenly as possible, larger passes first.
+pub(crate) fn split_bits(l: u32) -> Vec<u32> {
+    if l == 0 {
+        return Vec::new();
+    }
+    let p = l.div_ceil(MAX_PASS_BITS);
+    (0..p).map(|i| l / p + u32::from(i < l % p)).collect()
+}
+
+/// Appends `base^(x 2^h) * scale` for `x < count_hi` and `base^y` for `y < 2^h`; returns their
+/// offsets.
+fn two_tables<F: Field>(out: &mut Vec<F>, base: F, h: u32, count_hi: u64, scale: F) -> (u32, u32) {
+    let hi = out.len() as u32;
+    let step = base.pow([1u64 << h]);
+    let mut x = scale;
+    for _ in 0..count_hi {
+        out.push(x);
+        x *= step;
+    }
+    let lo = out.len() as u32;
+    let mut y = F::one();
+    for _ in 0..(1u64 << h) {
+        out.push(y);
+        y *= base;
+    }
+    (hi, lo)
+}
+
+impl Plan {
+    pub(crate) fn new<F: NttField>(
+        ctx: &GpuContext,
+        d: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+    ) -> Result<Self> {
+        let l = d.log_size_of_group;
+        let n = 1u64 << l;
+        let bits = split_bits(l);
+        let kmax = bits.iter().copied().max().unwrap_or(1);
+        let h = l.div_ceil(2);
+        let count_hi = n >> h;
+        let (omega, coset, scale) = match dir {
+            Direction::Forward => (d.group_gen, d.offset, F::one()),
+            Direction::Inverse => (d.group_gen_inv, d.offset_inv, d.size_inv),
+        };
+        let mut t: Vec<F> = Vec::new();
+        // Inner roots: w_(2^kmax)^i, i < 2^(kmax - 1).
+        let roots = 0u32;
+        let w_inner = omega.pow([n >> kmax]);
+        let mut x = F::one();
+        for _ in 0..(1u64 << (kmax - 1)) {
+            t.push(x);
+            x *= w_inner;
+        }
+        let (tw_hi, tw_lo) = two_tables(&mut t, omega, h, count_hi, F::one());
+        let p = bits.len();
+        let plain = coset.is_one();
+        // Inverse: size_inv is folded into exactly one table product per element: the first
+        // pass's twist when there is one and no coset factor, else the final index power.
+        let scaled_twist = (dir == Direction::Inverse && plain && p >= 2)
+            .then(|| two_tables(&mut t, omega, h, count_hi, scale).0);
+        let index_tables = (!plain || (dir == Direction::Inverse && p == 1))
+            .then(|| two_tables(&mut t, coset, h, count_hi, scale));
+        let mut passes = Vec::with_capacity(p);
+        let mut s_log = 0u32;
+        for (i, &k) in bits.iter().enumerate() {
+            let last = i + 1 == p;
+            let mut params = PassParams {
+                n_log: l,
+                k,
+                s_log,
+                out_mode: 0,
+                in_mode: 0,
+                h,
+                out_hi: tw_hi,
+                out_lo: tw_lo,
+                in_hi: 0,
+                in_lo: 0,
+                roots,
+                roots_log: kmax,
+                per_transform: 0,
+                batch: 0,
+                grid_x: 0,
+                _pad: 0,
+            };
+            if !last {
+                params.out_mode = 1;
+                if i == 0 {
+                    if let Some(hi) = scaled_twist {
+                        params.out_hi = hi;
+                    }
+                }
+            }
+            if let Some((hi, lo)) = index_tables {
+                match dir {
+                    Direction::Forward if i == 0 => {
+                        params.in_mode = 1;
+                        params.in_hi = hi;
+                        params.in_lo = lo;
+                    }
+                    Direction::Inverse if last => {
+                        params.out_mode = 2;
+                        params.out_hi = hi;
+                        params.out_lo = lo;
+                    }
+                    _ => {}
+                }
+            }
+            passes.push(Pass { params });
+            s_log += k;
+        }
+        let kernel: Vec<F> = t.into_iter().map(kernel_form).collect();
+        let words = zkgpu_limbs::pack_slice(&kernel);
+        let tables = ctx.storage_buffer("ntt twiddles", &words)?;
+        Ok(Self { passes, tables })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passes_cover_the_bits_evenly() {
+        assert!(split_bits(0).is_empty());
+        for l in 1..=32 {
+            let b = split_bits(l);
+            assert_eq!(b.iter().sum::<u32>(), l);
+            assert!(b.iter().all(|&k| (1..=MAX_PASS_BITS).contains(&k)));
+            assert_eq!(b.len() as u32, l.div_ceil(MAX_PASS_BITS));
+            assert!(b.iter().max().unwrap_or(&0) - b.iter().min().unwrap_or(&0) <= 1);
+        }
+        assert_eq!(split_bits(20), vec![7, 7, 6]);
+        assert_eq!(split_bits(24), vec![8, 8, 8]);
+    }
+}

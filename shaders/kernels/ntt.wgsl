@@ -1,0 +1,185 @@
+// Radix-2^k NTT passes over a prime field (the `Fe` shim), elements moved in arkworks' packed
+// layout (8 little-endian u32 words, the Montgomery form x 2^256 that `Fp` stores).
+//
+// A transform of size N = 2^L runs as P passes of k_1 + ... + k_P = L bits (k <= 9). Pass p
+// sees the array as s = 2^(k_1 + ... + k_(p-1)) interleaved sub-transforms of size M = N / s.
+// With N1 = 2^k and N2 = M / N1, a sub-transform at offset o decomposes as (the "four-step"
+// split)
+//     X[k1 + N1 k2] = sum_n2 w_N2^(n2 k2) * [ w_M^(n2 k1) * sum_n1 x[n1 N2 + n2] w_N1^(n1 k1) ]
+// so a pass gathers the N1 elements of each column (o, n2) from `src` at o + s (n1 N2 + n2),
+// transforms them in workgroup memory (radix-2 DIF stages, one barrier each), multiplies output
+// k1 by the twist w_M^(n2 k1) = w_N^(s n2 k1), and writes it to `dst` at o + s (n2 N1 + k1):
+// the next pass then finds every remaining sub-transform at stride s N1, and the last pass
+// leaves the result in natural order. No bit-reversal pass is needed.
+//
+// Twiddles are in *our* Montgomery form (w 2^(13 n)), so fe_mul(x 2^256, w 2^(13 n)) =
+// x w 2^256: data stays in arkworks' form throughout and is never converted.
+// Twists and coset powers come from two small tables, w^e = hi[e >> h] * lo[e & (2^h - 1)]:
+// two multiplications per element per pass instead of a table of N entries.
+
+struct NttParams {
+    // log2 of the transform size N.
+    n_log: u32,
+    // Bits of this pass: N1 = 2^k columns' length.
+    k: u32,
+    // log2 of the stride s between this pass's sub-transforms.
+    s_log: u32,
+    // 0: no output factor; 1: twist w_N^(s n2 k1); 2: table power of the output index.
+    out_mode: u32,
+    // 0: no input factor; 1: table power of the input index (coset shift).
+    in_mode: u32,
+    // Split bit of the two-table powers: lo has 2^h entries.
+    h: u32,
+    // Element offsets of the tables in `tables`: output hi, output lo, input hi, input lo,
+    // and the inner roots w_(2^kmax)^i, i < 2^(kmax-1).
+    out_hi: u32,
+    out_lo: u32,
+    in_hi: u32,
+    in_lo: u32,
+    roots: u32,
+    // log2 of the inner roots' order.
+    roots_log: u32,
+    // Workgroups per transform in the batch (the grid's x extent times its y extent covers
+    // batch * per_transform).
+    per_transform: u32,
+    // Number of transforms in the batch.
+    batch: u32,
+    grid_x: u32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> tables: array<vec4<u32>>;
+@group(0) @binding(3) var<uniform> params: NttParams;
+
+const NTT_WG: u32 = 256u;
+const NTT_TILE: u32 = 512u;
+
+// Word w of tile element e at w * 512 + e: consecutive elements in consecutive banks.
+var<workgroup> tile: array<u32, 4096>;
+
+fn load_packed(buf_index: u32) -> Fe {
+    let lo = src[2u * buf_index];
+    let hi = src[2u * buf_index + 1u];
+    return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
+}
+
+fn table(index: u32) -> Fe {
+    let lo = tables[2u * index];
+    let hi = tables[2u * index + 1u];
+    return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
+}
+
+fn tile_get(e: u32) -> Fe {
+    var w: array<u32, 8>;
+    for (var i = 0u; i < 8u; i++) {
+        w[i] = tile[i * NTT_TILE + e];
+    }
+    return fe_unpack(w);
+}
+
+fn tile_set(e: u32, x: Fe) {
+    let w = fe_pack(x);
+    for (var i = 0u; i < 8u; i++) {
+        tile[i * NTT_TILE + e] = w[i];
+    }
+}
+
+// x * hi[e >> h] * lo[e & mask]: one multiplication site, two multiplications.
+fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32) -> Fe {
+    var r = x;
+    var f = table(hi_off + (e >> params.h));
+    for (var i = 0u; i < 2u; i++) {
+        r = fe_mul(r, f);
+        f = table(lo_off + (e & ((1u << params.h) - 1u)));
+    }
+    return r;
+}
+
+@compute @workgroup_size(256)
+fn ntt_pass(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let wg = wid.x + wid.y * params.grid_x;
+    let batch = wg / params.per_transform;
+    let active_wg = batch < params.batch;
+    let k = params.k;
+    let n1 = 1u << k;
+    let groups_per_wg = NTT_TILE >> k;
+    let groups = 1u << (params.n_log - k);
+    let n = 1u << params.n_log;
+    let base = batch * n;
+    let s_mask = (1u << params.s_log) - 1u;
+    let first_group = (wg % params.per_transform) * groups_per_wg;
+    let col_stride = groups;
+
+    // Gather: consecutive threads take consecutive columns (contiguous addresses).
+    for (var r = 0u; r < 2u; r++) {
+        let e = t + r * NTT_WG;
+        let gl = e % groups_per_wg;
+        let i1 = e / groups_per_wg;
+        let g = first_group + gl;
+        if (active_wg && g < groups) {
+            let idx = g + col_stride * i1;
+            var x = load_packed(base + idx);
+            if (params.in_mode == 1u) {
+                x = times_power(x, params.in_hi, params.in_lo, idx);
+            }
+            tile_set(gl * n1 + i1, x);
+        }
+    }
+    workgroupBarrier();
+
+    // Radix-2 decimation-in-frequency stages: natural order in, bit-reversed out.
+    let half_n1 = n1 >> 1u;
+    let gl = t / half_n1;
+    let b = t % half_n1;
+    for (var st = 0u; st < k; st++) {
+        let half = half_n1 >> st;
+        let j = b % half;
+        let i0 = gl * n1 + (b / half) * 2u * half + j;
+        let i1 = i0 + half;
+        let x0 = tile_get(i0);
+        let x1 = tile_get(i1);
+        var y = fe_sub(x0, x1);
+        if (j != 0u) {
+            // w_(2^(k-st))^j = w_(2^roots_log)^(j 2^(roots_log - k + st))
+            y = fe_mul(y, table(params.roots + (j << (params.roots_log - k + st))));
+        }
+        // Each butterfly owns i0 and i1 within a stage: no barrier between read and write.
+        tile_set(i0, fe_add(x0, x1));
+        tile_set(i1, y);
+        workgroupBarrier();
+    }
+
+    // Scatter output k1 of column (o, n2) to o + s (n2 N1 + k1).
+    for (var r = 0u; r < 2u; r++) {
+        let e = t + r * NTT_WG;
+        var gl2: u32;
+        var k1: u32;
+        if (params.s_log == 0u) {
+            k1 = e % n1;
+            gl2 = e / n1;
+        } else {
+            gl2 = e % groups_per_wg;
+            k1 = e / groups_per_wg;
+        }
+        let g = first_group + gl2;
+        if (active_wg && g < groups) {
+            var x = tile_get(gl2 * n1 + (reverseBits(k1) >> (32u - k)));
+            let o = g & s_mask;
+            let n2 = g >> params.s_log;
+            let idx = o + ((n2 * n1 + k1) << params.s_log);
+            if (params.out_mode == 1u) {
+                x = times_power(x, params.out_hi, params.out_lo, (n2 * k1) << params.s_log);
+            } else if (params.out_mode == 2u) {
+                x = times_power(x, params.out_hi, params.out_lo, idx);
+            }
+            let w = fe_pack(x);
+            dst[2u * (base + idx)] = vec4<u32>(w[0], w[1], w[2], w[3]);
+            dst[2u * (base + idx) + 1u] = vec4<u32>(w[4], w[5], w[6], w[7]);
+        }
+    }
+}

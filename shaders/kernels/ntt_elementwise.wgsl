@@ -1,0 +1,71 @@
+// Elementwise kernels of the Groth16 witness map over a prime field (the `Fe` shim), on
+// elements in arkworks' packed layout (see ntt.wgsl). Constants are in our Montgomery form, so
+// products with them stay in arkworks' form; products of two data elements are corrected by
+// doublings.
+
+struct EwParams {
+    // 0: a = a * b; 1: a = a - b; 2: a = a * c; 3: a = (a * b - d) * c.
+    op: u32,
+    len: u32,
+    grid_x: u32,
+    // Element offsets of a (written), b and d in `ew_data`.
+    a_off: u32,
+    b_off: u32,
+    d_off: u32,
+    _pad0: u32,
+    _pad1: u32,
+    // The constant c in our Montgomery form, packed.
+    c: array<vec4<u32>, 2>,
+}
+
+// One binding for all operands: wgpu forbids binding one buffer read-only and read-write in
+// the same dispatch, and the witness map keeps a, b and c in one buffer.
+@group(0) @binding(0) var<storage, read_write> ew_data: array<vec4<u32>>;
+@group(0) @binding(1) var<uniform> ew: EwParams;
+
+fn ew_load(i: u32) -> Fe {
+    let lo = ew_data[2u * i];
+    let hi = ew_data[2u * i + 1u];
+    return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
+}
+
+// Elementwise kernels of the witness map. One multiplication site, run once or twice.
+@compute @workgroup_size(256)
+fn ntt_elementwise(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * ew.grid_x * 256u;
+    if (i >= ew.len) {
+        return;
+    }
+    let c = fe_unpack(array<u32, 8>(ew.c[0].x, ew.c[0].y, ew.c[0].z, ew.c[0].w, ew.c[1].x, ew.c[1].y, ew.c[1].z, ew.c[1].w));
+    var x = ew_load(ew.a_off + i);
+    if (ew.op == 1u) {
+        x = fe_sub(x, ew_load(ew.b_off + i));
+    } else {
+        var f = c;
+        var rounds = 1u;
+        if (ew.op == 0u || ew.op == 3u) {
+            f = ew_load(ew.b_off + i);
+        }
+        if (ew.op == 3u) {
+            rounds = 2u;
+        }
+        for (var r = 0u; r < rounds; r++) {
+            x = fe_mul(x, f);
+            if (r == 0u && ew.op != 2u) {
+                // Both factors were in arkworks' form x 2^(32 W): the product lacks
+                // 2^(32 W - 13 n) = 2^FE_PACK_SHIFT of it.
+                for (var d = 0u; d < FE_PACK_SHIFT; d++) {
+                    x = fe_double(x);
+                }
+            }
+            if (r == 0u && ew.op == 3u) {
+                x = fe_sub(x, ew_load(ew.d_off + i));
+                f = c;
+            }
+        }
+    }
+    let w = fe_pack(x);
+    let o = 2u * (ew.a_off + i);
+    ew_data[o] = vec4<u32>(w[0], w[1], w[2], w[3]);
+    ew_data[o + 1u] = vec4<u32>(w[4], w[5], w[6], w[7]);
+}
