@@ -33,6 +33,9 @@ pub struct NttArgs {
     /// Timed GPU runs after a warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
+    /// Largest pass in bits (1..=9); repeat to compare [default: the engine's].
+    #[arg(long)]
+    max_pass_bits: Vec<u32>,
 }
 
 pub fn run(args: &NttArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -55,16 +58,25 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
         ctx.info().backend,
         rayon::current_num_threads()
     );
-    let ntt = GpuNtt::<F>::new(&ctx);
+    let bits = if args.max_pass_bits.is_empty() {
+        vec![zkgpu_ntt::DEFAULT_MAX_PASS_BITS]
+    } else {
+        args.max_pass_bits.clone()
+    };
+    let engines: Vec<(u32, GpuNtt<'_, F>)> = bits
+        .iter()
+        .map(|&b| (b, GpuNtt::<F>::new(&ctx).with_max_pass_bits(b)))
+        .collect();
+    let ntt = &engines[0].1;
     let t = Instant::now();
     for (entry, s) in ntt.warm_up_blocking()? {
         println!("pipeline {entry}: {:.3} s", s);
     }
     println!("pipelines total: {:.3} s", t.elapsed().as_secs_f64());
     println!(
-        "| field | n | transform | GPU kernels ms | GPU end to end ms | ark-poly ms | ratio (e2e) | check |"
+        "| field | n | transform | max pass bits | GPU kernels ms | GPU end to end ms | ark-poly ms | ratio (kernels) | ratio (e2e) | check |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut failed = false;
     for &log_n in &args.log_n {
         let n = 1usize << log_n;
@@ -98,32 +110,35 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
                 Direction::Inverse => d.ifft_in_place(&mut want),
             }
             let cpu = t.elapsed().as_secs_f64();
-            eprintln!("2^{log_n} {label}: GPU...");
-            let mut dv = ntt.upload(&input)?;
-            ntt.transform_timed_blocking(&mut dv, &d, dir)?; // warm-up: plan and pipelines
-            let got = ntt.download_blocking(&dv, 0)?;
-            let mut kernels = Vec::new();
-            let mut e2e = Vec::new();
-            let mut last = Vec::new();
-            for _ in 0..args.runs.max(1) {
-                let t = Instant::now();
+            for (b, ntt) in &engines {
+                eprintln!("2^{log_n} {label}: GPU, passes of at most {b} bits...");
                 let mut dv = ntt.upload(&input)?;
-                let k = ntt.transform_timed_blocking(&mut dv, &d, dir)?;
-                last = ntt.download_blocking(&dv, 0)?;
-                e2e.push(t.elapsed().as_secs_f64());
-                kernels.push(k);
+                ntt.transform_timed_blocking(&mut dv, &d, dir)?; // warm-up: plan and pipelines
+                let got = ntt.download_blocking(&dv, 0)?;
+                let mut kernels = Vec::new();
+                let mut e2e = Vec::new();
+                let mut last = Vec::new();
+                for _ in 0..args.runs.max(1) {
+                    let t = Instant::now();
+                    let mut dv = ntt.upload(&input)?;
+                    let k = ntt.transform_timed_blocking(&mut dv, &d, dir)?;
+                    last = ntt.download_blocking(&dv, 0)?;
+                    e2e.push(t.elapsed().as_secs_f64());
+                    kernels.push(k);
+                }
+                let ok = got == want && last == want;
+                failed |= !ok;
+                let (k, e) = (median(kernels), median(e2e));
+                println!(
+                    "| {name} | 2^{log_n} | {label} | {b} | {:.3} | {:.2} | {:.2} | {:.0}x | {:.1}x | {} |",
+                    k * 1e3,
+                    e * 1e3,
+                    cpu * 1e3,
+                    cpu / k,
+                    cpu / e,
+                    if ok { "ok" } else { "MISMATCH" }
+                );
             }
-            let ok = got == want && last == want;
-            failed |= !ok;
-            let (k, e) = (median(kernels), median(e2e));
-            println!(
-                "| {name} | 2^{log_n} | {label} | {:.3} | {:.2} | {:.2} | {:.1}x | {} |",
-                k * 1e3,
-                e * 1e3,
-                cpu * 1e3,
-                cpu / e,
-                if ok { "ok" } else { "MISMATCH" }
-            );
         }
     }
     if failed {

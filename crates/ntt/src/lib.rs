@@ -192,8 +192,12 @@ pub struct GpuNtt<'c, F: NttField> {
     pass_module: Composed,
     ew_module: Composed,
     plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
+    max_pass_bits: u32,
     _field: std::marker::PhantomData<F>,
 }
+
+/// The default largest pass (bits): chosen by measurement, see docs/PERFORMANCE.md.
+pub const DEFAULT_MAX_PASS_BITS: u32 = 9;
 
 const TILE: u64 = 512;
 const EW_WG: u32 = 256;
@@ -206,8 +210,17 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
             pass_module: zkgpu_shaders::ntt(F::MODULE),
             ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE),
             plans: Mutex::new(HashMap::new()),
+            max_pass_bits: DEFAULT_MAX_PASS_BITS,
             _field: std::marker::PhantomData,
         }
+    }
+
+    /// Limits each pass to `bits` (1..=9) bits of the transform: smaller passes give each
+    /// workgroup more consecutive columns (longer contiguous memory runs) at the cost of more
+    /// passes and twist multiplications.
+    pub fn with_max_pass_bits(mut self, bits: u32) -> Self {
+        self.max_pass_bits = bits.clamp(1, plan::MAX_PASS_BITS);
+        self
     }
 
     /// The context.
@@ -337,7 +350,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
                 reason: "the kernels index elements with u32".into(),
             });
         }
-        let key = PlanKey::new(domain, dir);
+        let key = PlanKey::new(domain, dir, self.max_pass_bits);
         if let Some(p) = self
             .plans
             .lock()
@@ -346,7 +359,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         {
             return Ok(p.clone());
         }
-        let plan = Arc::new(Plan::new(self.ctx, domain, dir)?);
+        let plan = Arc::new(Plan::new(self.ctx, domain, dir, self.max_pass_bits)?);
         self.plans
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -429,10 +442,12 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
             {
                 let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("ntt pass"),
-                    timestamp_writes: stamps.map(|q| wgpu::ComputePassTimestampWrites {
-                        query_set: q,
-                        beginning_of_pass_write_index: (i == 0).then_some(0),
-                        end_of_pass_write_index: (i == last).then_some(1),
+                    timestamp_writes: stamps.filter(|_| i == 0 || i == last).map(|q| {
+                        wgpu::ComputePassTimestampWrites {
+                            query_set: q,
+                            beginning_of_pass_write_index: (i == 0).then_some(0),
+                            end_of_pass_write_index: (i == last).then_some(1),
+                        }
                     }),
                 });
                 cp.set_pipeline(&pipeline.pipeline);

@@ -14,16 +14,22 @@ pub(crate) const MAX_PASS_BITS: u32 = 9;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PlanKey {
     log_n: u32,
+    max_bits: u32,
     dir: Direction,
     offset: Vec<u32>,
 }
 
 impl PlanKey {
-    pub(crate) fn new<F: NttField>(d: &Radix2EvaluationDomain<F>, dir: Direction) -> Self {
+    pub(crate) fn new<F: NttField>(
+        d: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+        max_bits: u32,
+    ) -> Self {
         let mut offset = vec![0u32; F::PACKED_WORDS];
         d.offset.write_packed(&mut offset);
         Self {
             log_n: d.log_size_of_group,
+            max_bits,
             dir,
             offset,
         }
@@ -41,12 +47,12 @@ pub(crate) struct Plan {
     pub(crate) tables: wgpu::Buffer,
 }
 
-/// Splits `l` bits into `ceil(l / 9)` passes as evenly as possible, larger passes first.
-pub(crate) fn split_bits(l: u32) -> Vec<u32> {
+/// Splits `l` bits into `ceil(l / max)` passes as evenly as possible, larger passes first.
+pub(crate) fn split_bits(l: u32, max: u32) -> Vec<u32> {
     if l == 0 {
         return Vec::new();
     }
-    let p = l.div_ceil(MAX_PASS_BITS);
+    let p = l.div_ceil(max.clamp(1, MAX_PASS_BITS));
     (0..p).map(|i| l / p + u32::from(i < l % p)).collect()
 }
 
@@ -74,10 +80,11 @@ impl Plan {
         ctx: &GpuContext,
         d: &Radix2EvaluationDomain<F>,
         dir: Direction,
+        max_bits: u32,
     ) -> Result<Self> {
         let l = d.log_size_of_group;
         let n = 1u64 << l;
-        let bits = split_bits(l);
+        let bits = split_bits(l, max_bits);
         let kmax = bits.iter().copied().max().unwrap_or(1);
         let h = l.div_ceil(2);
         let count_hi = n >> h;
@@ -164,15 +171,17 @@ mod tests {
 
     #[test]
     fn passes_cover_the_bits_evenly() {
-        assert!(split_bits(0).is_empty());
+        assert!(split_bits(0, 9).is_empty());
         for l in 1..=32 {
-            let b = split_bits(l);
+            let b = split_bits(l, MAX_PASS_BITS);
             assert_eq!(b.iter().sum::<u32>(), l);
             assert!(b.iter().all(|&k| (1..=MAX_PASS_BITS).contains(&k)));
             assert_eq!(b.len() as u32, l.div_ceil(MAX_PASS_BITS));
             assert!(b.iter().max().unwrap_or(&0) - b.iter().min().unwrap_or(&0) <= 1);
         }
-        assert_eq!(split_bits(20), vec![7, 7, 6]);
-        assert_eq!(split_bits(24), vec![8, 8, 8]);
+        assert_eq!(split_bits(20, 9), vec![7, 7, 6]);
+        assert_eq!(split_bits(24, 9), vec![8, 8, 8]);
+        assert_eq!(split_bits(24, 6), vec![6, 6, 6, 6]);
+        assert_eq!(split_bits(3, 1), vec![1, 1, 1]);
     }
 }

@@ -227,3 +227,26 @@ fn shape_errors_are_typed() {
         Err(NttError::Shape(_))
     ));
 }
+
+#[test]
+fn many_small_passes() {
+    // Passes of 1 to 4 bits: up to 10 passes, every stride and twist pattern.
+    type F = ark_bls12_377::Fr;
+    let mut rng = rng(6);
+    for bits in 1..=4 {
+        let ntt = GpuNtt::<F>::new(ctx()).with_max_pass_bits(bits);
+        for log_n in [5u32, 10] {
+            for (name, d) in domains::<F>(log_n) {
+                let v: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
+                let (mut want, mut got) = (v.clone(), v.clone());
+                d.fft_in_place(&mut want);
+                ntt.fft_blocking(&d, &mut got).unwrap();
+                assert!(got == want, "fft 2^{log_n} {name}, {bits}-bit passes");
+                let (mut want, mut got) = (v.clone(), v);
+                d.ifft_in_place(&mut want);
+                ntt.ifft_blocking(&d, &mut got).unwrap();
+                assert!(got == want, "ifft 2^{log_n} {name}, {bits}-bit passes");
+            }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! `R1CSToQAP` with the NTTs and the quotient on the GPU.
+
+use std::any::{Any, TypeId};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static GPU_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many witness maps of this process ran on the GPU (the rest took the CPU path).
+pub fn gpu_witness_maps() -> usize {
+    GPU_RUNS.load(Ordering::Relaxed)
+}
+
+use ark_ff::PrimeField;
+use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP, evaluate_constraint};
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use ark_relations::gr1cs::{ConstraintSystemRef, Matrix, SynthesisError};
+use rayon::prelude::*;
+use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError, NttField};
+use zkgpu_runtime::GpuContext;
+
+/// The process-wide GPU context of the reduction: the adapter `ZKGPU_ADAPTER` /
+/// `ZKGPU_BACKEND` select (see `zkgpu_runtime::ContextOptions::from_env`), created on first
+/// use. `Err` holds why there is none.
+pub fn gpu_context() -> Result<&'static GpuContext, &'static str> {
+    static CTX: OnceLock<Result<GpuContext, String>> = OnceLock::new();
+    CTX.get_or_init(|| GpuContext::from_env_blocking().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+fn engine<F: NttField>() -> Option<&'static GpuNtt<'static, F>> {
+    static BLS12_381: OnceLock<Option<GpuNtt<'static, ark_bls12_381::Fr>>> = OnceLock::new();
+    static BLS12_377: OnceLock<Option<GpuNtt<'static, ark_bls12_377::Fr>>> = OnceLock::new();
+    let any: &dyn Any = if TypeId::of::<F>() == TypeId::of::<ark_bls12_381::Fr>() {
+        BLS12_381.get_or_init(|| gpu_context().ok().map(GpuNtt::new))
+    } else {
+        BLS12_377.get_or_init(|| gpu_context().ok().map(GpuNtt::new))
+    };
+    any.downcast_ref::<Option<GpuNtt<'static, F>>>()?.as_ref()
+}
+
+/// The libsnark reduction of ark-groth16 with the witness map on the GPU.
+///
+/// For the scalar fields of BLS12-381 and BLS12-377 the NTTs and the quotient run on the GPU;
+/// other fields, or a machine where no GPU context can be created, take ark-groth16's CPU path
+/// (with a warning), so a proof is always produced and always the same.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GpuReduction;
+
+impl R1CSToQAP for GpuReduction {
+    #[allow(clippy::type_complexity)]
+    fn instance_map_with_evaluation<F: PrimeField, D: EvaluationDomain<F>>(
+        cs: ConstraintSystemRef<F>,
+        t: &F,
+    ) -> Result<(Vec<F>, Vec<F>, Vec<F>, F, usize, usize), SynthesisError> {
+        LibsnarkReduction::instance_map_with_evaluation::<F, D>(cs, t)
+    }
+
+    fn witness_map_from_matrices<F: PrimeField, D: EvaluationDomain<F>>(
+        matrices: &[Matrix<F>],
+        num_inputs: usize,
+        num_constraints: usize,
+        full_assignment: &[F],
+    ) -> Result<Vec<F>, SynthesisError> {
+        let on_gpu = dispatch::<F, ark_bls12_381::Fr>(
+            matrices,
+            num_inputs,
+            num_constraints,
+            full_assignment,
+        )
+        .or_else(|| {
+            dispatch::<F, ark_bls12_377::Fr>(matrices, num_inputs, num_constraints, full_assignment)
+        });
+        match on_gpu {
+            Some(Ok(h)) => Ok(h),
+            Some(Err(e)) => Err(e),
+            None => LibsnarkReduction::witness_map_from_matrices::<F, D>(
+                matrices,
+                num_inputs,
+                num_constraints,
+                full_assignment,
+            ),
+        }
+    }
+
+    fn h_query_scalars<F: PrimeField, D: EvaluationDomain<F>>(
+        max_power: usize,
+        t: F,
+        zt: F,
+        delta_inverse: F,
+    ) -> Result<Vec<F>, SynthesisError> {
+        LibsnarkReduction::h_query_scalars::<F, D>(max_power, t, zt, delta_inverse)
+    }
+}
+
+/// Runs the GPU witness map when `F` is `G` and a GPU is there; `None` otherwise.
+fn dispatch<F: PrimeField, G: NttField>(
+    matrices: &[Matrix<F>],
+    num_inputs: usize,
+    num_constraints: usize,
+    full_assignment: &[F],
+) -> Option<Result<Vec<F>, SynthesisError>> {
+    let matrices: Vec<&Matrix<G>> = matrices
+        .iter()
+        .map(|m| (m as &dyn Any).downcast_ref::<Matrix<G>>())
+        .collect::<Option<_>>()?;
+    let Some(ntt) = engine::<G>() else {
+        tracing::warn!(
+            "no GPU context ({}): the witness map runs on the CPU",
+            gpu_context().err().unwrap_or("unknown")
+        );
+        return None;
+    };
+    // The assignment is a slice: copy it through `Any` element by element (a cast, no work).
+    let assignment: Vec<G> = full_assignment
+        .iter()
+        .map(|x| (x as &dyn Any).downcast_ref::<G>().copied())
+        .collect::<Option<_>>()?;
+    let r = witness_map_gpu(ntt, &matrices, num_inputs, num_constraints, &assignment);
+    Some(match r {
+        Ok(h) => {
+            GPU_RUNS.fetch_add(1, Ordering::Relaxed);
+            let boxed: Box<dyn Any> = Box::new(h);
+            match boxed.downcast::<Vec<F>>() {
+                Ok(h) => Ok(*h),
+                Err(_) => Err(SynthesisError::Unsatisfiable),
+            }
+        }
+        Err(e) => {
+            tracing::error!("GPU witness map failed: {e}");
+            Err(SynthesisError::PolynomialDegreeTooLarge)
+        }
+    })
+}
+
+/// Errors of [`witness_map_gpu`].
+#[derive(Debug)]
+pub enum WitnessMapError {
+    /// The constraint system is malformed or too large for a radix-2 domain.
+    Synthesis(SynthesisError),
+    /// The GPU failed.
+    Ntt(NttError),
+}
+
+impl std::fmt::Display for WitnessMapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WitnessMapError::Synthesis(e) => write!(f, "{e}"),
+            WitnessMapError::Ntt(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for WitnessMapError {}
+
+/// `LibsnarkReduction::witness_map_from_matrices` with the transforms and the quotient on the
+/// GPU: the sparse products `A z`, `B z`, `C z` on the CPU cores, then one upload, seven NTTs
+/// and one elementwise kernel on the GPU, and one download.
+pub fn witness_map_gpu<F: NttField>(
+    ntt: &GpuNtt<'_, F>,
+    matrices: &[&Matrix<F>],
+    num_inputs: usize,
+    num_constraints: usize,
+    full_assignment: &[F],
+) -> Result<Vec<F>, WitnessMapError> {
+    let [ma, mb, mc] = matrices else {
+        return Err(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable));
+    };
+    let domain = Radix2EvaluationDomain::<F>::new(num_constraints + num_inputs).ok_or(
+        WitnessMapError::Synthesis(SynthesisError::PolynomialDegreeTooLarge),
+    )?;
+    let n = domain.size();
+    if ma.len() < num_constraints
+        || mb.len() < num_constraints
+        || mc.len() < num_constraints
+        || full_assignment.len() < num_inputs
+    {
+        return Err(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable));
+    }
+    let eval = |m: &Matrix<F>| -> Vec<F> {
+        let mut v = vec![F::zero(); n];
+        v[..num_constraints]
+            .par_iter_mut()
+            .zip(&m[..num_constraints])
+            .for_each(|(x, row)| *x = evaluate_constraint(row, full_assignment));
+        v
+    };
+    let mut a = eval(ma);
+    a[num_constraints..num_constraints + num_inputs]
+        .copy_from_slice(&full_assignment[..num_inputs]);
+    let b = eval(mb);
+    let c = eval(mc);
+    let mut dv = ntt
+        .upload_batch(&[&a, &b, &c])
+        .map_err(WitnessMapError::Ntt)?;
+    drop((a, b, c));
+    let coset = domain
+        .get_coset(F::GENERATOR)
+        .ok_or(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable))?;
+    let z_inv = domain
+        .evaluate_vanishing_polynomial(F::GENERATOR)
+        .inverse()
+        .ok_or(WitnessMapError::Synthesis(SynthesisError::DivisionByZero))?;
+    let run = async {
+        let mut enc = ntt.encoder();
+        ntt.record_transform(&mut enc, &mut dv, &domain, Direction::Inverse, None)
+            .await?;
+        ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Forward, None)
+            .await?;
+        ntt.record_elementwise(
+            &mut enc,
+            &dv,
+            Elementwise::MulSubScale {
+                a: 0,
+                b: 1,
+                d: 2,
+                c: z_inv,
+            },
+        )
+        .await?;
+        ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Inverse, Some(1))
+            .await?;
+        ntt.submit(enc)?;
+        ntt.download(&dv, 0).await
+    };
+    pollster::block_on(run).map_err(WitnessMapError::Ntt)
+}

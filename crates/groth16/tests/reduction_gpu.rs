@@ -1,0 +1,170 @@
+//! The GPU witness map against ark-groth16's `LibsnarkReduction`: equal outputs for several
+//! circuit sizes on both curves, and equal, verifying proofs for the same randomness.
+
+#![allow(clippy::unwrap_used)]
+
+use ark_ec::pairing::Pairing;
+use ark_ff::{Field, PrimeField, UniformRand};
+use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
+use ark_groth16::{Groth16, prepare_verifying_key};
+use ark_poly::GeneralEvaluationDomain;
+use ark_relations::gr1cs::{
+    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, OptimizationGoal,
+    R1CS_PREDICATE_LABEL, SynthesisError, SynthesisMode, Variable,
+};
+use ark_relations::lc;
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use zkgpu_groth16::GpuReduction;
+
+/// `v_(i+1) = v_i (v_i + 1)` for `steps` steps from a secret `x`, ending in the public `y`
+/// (and `extra` public inputs that are only carried along).
+#[derive(Clone)]
+struct Chain<F: Field> {
+    x: F,
+    steps: usize,
+    extra: Vec<F>,
+}
+
+impl<F: Field> Chain<F> {
+    fn output(&self) -> F {
+        (0..self.steps).fold(self.x, |v, _| v * (v + F::ONE))
+    }
+
+    fn public(&self) -> Vec<F> {
+        let mut p = vec![self.output()];
+        p.extend(&self.extra);
+        p
+    }
+}
+
+impl<F: PrimeField> ConstraintSynthesizer<F> for Chain<F> {
+    fn generate_constraints(self, cs: ConstraintSystemRef<F>) -> Result<(), SynthesisError> {
+        let y = cs.new_input_variable(|| Ok(self.output()))?;
+        for e in &self.extra {
+            let v = cs.new_input_variable(|| Ok(*e))?;
+            cs.enforce_r1cs_constraint(|| lc!() + v, || lc!() + Variable::One, || lc!() + v)?;
+        }
+        let mut v_val = self.x;
+        let mut v = cs.new_witness_variable(|| Ok(v_val))?;
+        for _ in 0..self.steps {
+            let next_val = v_val * (v_val + F::ONE);
+            let next = cs.new_witness_variable(|| Ok(next_val))?;
+            cs.enforce_r1cs_constraint(
+                || lc!() + v,
+                || lc!() + v + Variable::One,
+                || lc!() + next,
+            )?;
+            (v, v_val) = (next, next_val);
+        }
+        cs.enforce_r1cs_constraint(|| lc!() + v, || lc!() + Variable::One, || lc!() + y)?;
+        Ok(())
+    }
+}
+
+fn witness_maps_agree<F: PrimeField>(seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    for (steps, extra) in [
+        (0usize, 0usize),
+        (1, 0),
+        (5, 2),
+        (100, 3),
+        (1000, 1),
+        (4093, 0),
+    ] {
+        let circuit = Chain {
+            x: F::rand(&mut rng),
+            steps,
+            extra: (0..extra).map(|_| F::rand(&mut rng)).collect(),
+        };
+        let cs = ConstraintSystem::<F>::new_ref();
+        cs.set_optimization_goal(OptimizationGoal::Constraints);
+        cs.set_mode(SynthesisMode::Prove {
+            construct_matrices: true,
+            generate_lc_assignments: false,
+        });
+        circuit.generate_constraints(cs.clone()).unwrap();
+        cs.finalize();
+        assert!(cs.is_satisfied().unwrap());
+        let matrices = &cs.to_matrices().unwrap()[R1CS_PREDICATE_LABEL];
+        let assignment = [
+            cs.instance_assignment().unwrap(),
+            cs.witness_assignment().unwrap(),
+        ]
+        .concat();
+        let (ni, nc) = (cs.num_instance_variables(), cs.num_constraints());
+        let want = LibsnarkReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
+            matrices,
+            ni,
+            nc,
+            &assignment,
+        )
+        .unwrap();
+        let runs = zkgpu_groth16::gpu_witness_maps();
+        let got = GpuReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
+            matrices,
+            ni,
+            nc,
+            &assignment,
+        )
+        .unwrap();
+        assert!(got == want, "{steps} steps, {extra} extra inputs");
+        assert!(
+            zkgpu_groth16::gpu_witness_maps() > runs,
+            "the witness map did not run on the GPU: {:?}",
+            zkgpu_groth16::gpu_context().err()
+        );
+    }
+}
+
+#[test]
+fn bls12_381_witness_map() {
+    witness_maps_agree::<ark_bls12_381::Fr>(1);
+}
+
+#[test]
+fn bls12_377_witness_map() {
+    witness_maps_agree::<ark_bls12_377::Fr>(2);
+}
+
+fn proofs_agree<E: Pairing>(seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let circuit = Chain {
+        x: E::ScalarField::rand(&mut rng),
+        steps: 300,
+        extra: vec![E::ScalarField::from(9u64)],
+    };
+    let pk =
+        Groth16::<E>::generate_random_parameters_with_reduction(circuit.clone(), &mut rng).unwrap();
+    let pvk = prepare_verifying_key(&pk.vk);
+    let (r, s) = (
+        E::ScalarField::rand(&mut rng),
+        E::ScalarField::rand(&mut rng),
+    );
+    let cpu =
+        Groth16::<E, LibsnarkReduction>::create_proof_with_reduction(circuit.clone(), &pk, r, s)
+            .unwrap();
+    let gpu = Groth16::<E, GpuReduction>::create_proof_with_reduction(circuit.clone(), &pk, r, s)
+        .unwrap();
+    assert!(gpu == cpu, "the same r and s give the same proof");
+    assert!(Groth16::<E>::verify_proof(&pvk, &gpu, &circuit.public()).unwrap());
+    let random = Groth16::<E, GpuReduction>::create_random_proof_with_reduction(
+        circuit.clone(),
+        &pk,
+        &mut rng,
+    )
+    .unwrap();
+    assert!(Groth16::<E>::verify_proof(&pvk, &random, &circuit.public()).unwrap());
+    let mut wrong = circuit.public();
+    wrong[0] += E::ScalarField::ONE;
+    assert!(!Groth16::<E>::verify_proof(&pvk, &random, &wrong).unwrap());
+}
+
+#[test]
+fn bls12_381_proofs() {
+    proofs_agree::<ark_bls12_381::Bls12_381>(3);
+}
+
+#[test]
+fn bls12_377_proofs() {
+    proofs_agree::<ark_bls12_377::Bls12_377>(4);
+}
