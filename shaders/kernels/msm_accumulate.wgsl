@@ -4,8 +4,8 @@
 // Composed after curve_vm_core.wgsl. Loops count up to the bucket's size or to uniforms.
 
 struct AccumulateParams {
-    // Buckets over all windows (windows x buckets per window).
-    slots: u32,
+    // Chunk capacity per window: accumulation invocations per window.
+    cap: u32,
     // Invocations per row of the 2-D dispatch grid.
     row_stride: u32,
     // Word offset of the program's constants in vm_code.
@@ -20,6 +20,12 @@ struct AccumulateParams {
     acc_regs: u32,
     affine_regs: u32,
     neg_regs: u32,
+    // Windows, buckets per window, entries per chunk.
+    windows: u32,
+    buckets: u32,
+    chunk: u32,
+    // msm_combine_chunks: the `add` entry point.
+    entry_add: u32,
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
@@ -33,11 +39,31 @@ override WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(4) var<storage, read> sizes: array<u32>;
 @group(0) @binding(5) var<storage, read_write> bucket_sums: array<u32>;
 @group(0) @binding(6) var<uniform> ap: AccumulateParams;
+// Chunk offsets (window w's chunks start at w * cap) and counts per bucket, and the chunks'
+// partial sums.
+@group(0) @binding(9) var<storage, read> chunk_offsets: array<u32>;
+@group(0) @binding(10) var<storage, read> chunk_counts: array<u32>;
+@group(0) @binding(11) var<storage, read_write> partials: array<u32>;
 
 fn load_base(offset: u32) -> Fe {
     var w: array<u32, FE_WORDS>;
     for (var j = 0u; j < FE_WORDS; j++) {
         w[j] = bases[offset + j];
+    }
+    return fe_from_words(w);
+}
+
+fn store_partial(offset: u32, x: Fe) {
+    let w = fe_to_words(x);
+    for (var j = 0u; j < FE_WORDS; j++) {
+        partials[offset + j] = w[j];
+    }
+}
+
+fn load_partial(offset: u32) -> Fe {
+    var w: array<u32, FE_WORDS>;
+    for (var j = 0u; j < FE_WORDS; j++) {
+        w[j] = partials[offset + j];
     }
     return fe_from_words(w);
 }
@@ -49,15 +75,38 @@ fn store_sum(offset: u32, x: Fe) {
     }
 }
 
+// Load balancing: every bucket is cut into chunks of at most `chunk` entries, and one
+// invocation sums one chunk, so a bucket holding most points (equal scalars, 0/1 witnesses)
+// is summed by many invocations. Invocation q of window w finds its bucket by binary search
+// over the window's chunk offsets.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let slot = gid.x + gid.y * ap.row_stride;
-    if (slot >= ap.slots) {
+    let j = gid.x + gid.y * ap.row_stride;
+    if (j >= ap.windows * ap.cap) {
+        return;
+    }
+    let w = j / ap.cap;
+    let pos = j;
+    let row = w * ap.buckets;
+    // Last bucket b with chunk_offsets[row + b] <= pos (empty buckets share the next offset).
+    var lo = 0u;
+    var hi = ap.buckets;
+    for (var it = 0u; it < 32u && hi - lo > 1u; it++) {
+        let mid = (lo + hi) / 2u;
+        if (chunk_offsets[row + mid] <= pos) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let slot = row + lo;
+    let ci = pos - chunk_offsets[slot];
+    if (chunk_offsets[slot] > pos || ci >= chunk_counts[slot]) {
         return;
     }
     vm_consts = ap.consts;
-    let first = offsets[slot];
-    let size = sizes[slot];
+    let first = offsets[slot] + ci * ap.chunk;
+    let size = min(ap.chunk, sizes[slot] - ci * ap.chunk);
     // Step 0 sets the identity; step k > 0 adds entry k - 1. One vm_run call site: each call
     // site inlines the interpreter and its multiplication (compile time).
     for (var k = 0u; k <= size; k++) {
@@ -82,7 +131,41 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
         vm_run(entry_pc);
     }
     for (var r = 0u; r < ap.acc_regs; r++) {
-        store_sum((slot * ap.acc_regs + r) * FE_WORDS, regs[r]);
+        store_partial((pos * ap.acc_regs + r) * FE_WORDS, regs[r]);
+    }
+}
+
+// One invocation per bucket: the sum of its chunks' partial sums (a copy for one chunk, the
+// identity for none). Loops count to the bucket's chunk count.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let slot = gid.x + gid.y * ap.row_stride;
+    if (slot >= ap.windows * ap.buckets) {
+        return;
+    }
+    vm_consts = ap.consts;
+    let first = chunk_offsets[slot];
+    let count = chunk_counts[slot];
+    let acc = ap.acc_regs;
+    if (count == 1u) {
+        for (var r = 0u; r < acc; r++) {
+            store_sum((slot * acc + r) * FE_WORDS, load_partial((first * acc + r) * FE_WORDS));
+        }
+        return;
+    }
+    // Step 0: identity; step k > 0: acc += partial k - 1.
+    for (var k = 0u; k <= count; k++) {
+        var entry_pc = ap.entry_identity;
+        if (k > 0u) {
+            entry_pc = ap.entry_add;
+            for (var r = 0u; r < acc; r++) {
+                regs[acc + r] = load_partial(((first + k - 1u) * acc + r) * FE_WORDS);
+            }
+        }
+        vm_run(entry_pc);
+    }
+    for (var r = 0u; r < acc; r++) {
+        store_sum((slot * acc + r) * FE_WORDS, regs[r]);
     }
 }
 

@@ -4,7 +4,9 @@
 //   msm_scan     one workgroup per window: exclusive prefix sums of the histogram, giving each
 //                bucket's first slot in `entries` (window w's slots start at w * n);
 //   msm_scatter  one invocation per scalar: writes point index | sign << 31 into its bucket's
-//                next free slot for every window.
+//                next free slot for every window;
+//   msm_chunk_counts  one invocation per bucket: how many chunks of at most `chunk` entries
+//                the bucket splits into (load balancing; msm_scan then gives chunk offsets).
 // A counting sort: buckets end up as contiguous runs of `entries` (CSR), in no fixed order
 // inside a bucket. Scalars are canonical integers below 2^256, 8 little-endian u32 words each.
 // Every loop counts up to a uniform or a constant.
@@ -20,7 +22,8 @@ struct BucketParams {
     windows: u32,
     // Buckets per window: 2^(c-1) + 1 (bucket 0 stays empty).
     buckets: u32,
-    _pad0: u32,
+    // Entries per accumulation chunk (msm_chunk_counts).
+    chunk: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -125,4 +128,15 @@ fn msm_scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
             entries[pos] = i | ((dig & 1u) << 31u);
         }
     }
+}
+
+// Binding 2 holds the bucket sizes (the scatter's cursors end equal to them), binding 3 the
+// chunk counts.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_chunk_counts(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let slot = gid.x + gid.y * bp.row_stride;
+    if (slot >= bp.windows * bp.buckets) {
+        return;
+    }
+    offsets[slot] = (atomicLoad(&counts[slot]) + bp.chunk - 1u) / bp.chunk;
 }

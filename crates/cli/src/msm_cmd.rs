@@ -54,6 +54,9 @@ pub struct MsmArgs {
     /// Bucket-reduction segments per window [default: min(2^(c-1), 256)].
     #[arg(long)]
     reduce_segments: Option<u32>,
+    /// Most entries one invocation accumulates [default: about sqrt(n)].
+    #[arg(long)]
+    chunk: Option<u32>,
     /// Timed GPU runs after a warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
@@ -110,6 +113,7 @@ where
     let config = MsmConfig {
         window_bits: args.window_bits,
         reduce_segments: args.reduce_segments,
+        chunk: args.chunk,
     };
     eprintln!("warm-up (builds the pipelines) ...");
     let (gpu_result, _) = msm.msm_prepared_timed_blocking(&prepared, &scalars, config)?;
@@ -141,6 +145,7 @@ where
         tm.window_bits,
         tm.segments
     );
+    println!("accumulation chunk: {} entries", tm.chunk);
     println!("{:<34} {:>12}", "stage", "ms");
     for (name, s) in [
         ("host: scalars to integers", tm.host_scalars),
@@ -148,7 +153,8 @@ where
         ("gpu: digits + histogram", tm.digits),
         ("gpu: bucket offsets (scan)", tm.scan),
         ("gpu: scatter into buckets", tm.scatter),
-        ("gpu: bucket accumulation", tm.accumulate),
+        ("gpu: bucket accumulation (chunks)", tm.accumulate),
+        ("gpu: chunk sums per bucket", tm.combine),
         ("gpu: bucket reduction", tm.reduce),
         ("gpu total (submit to readback)", tm.gpu_total),
         ("host: combine windows", tm.host_combine),

@@ -53,6 +53,16 @@ pub struct MsmConfig {
     /// `2^(c-1)` buckets (default: as many as that, at most 256). The host combines
     /// `2 x segments` points per window.
     pub reduce_segments: Option<u32>,
+    /// Most entries one invocation adds during bucket accumulation; larger buckets are split
+    /// into chunks summed in parallel (default: from `n`, see [`default_chunk`]).
+    pub chunk: Option<u32>,
+}
+
+/// The default accumulation chunk for `n` points: about `sqrt(n)` (at least 32), which bounds
+/// the serial work of a bucket holding every point by about `2 sqrt(n)` additions.
+pub fn default_chunk(n: usize) -> u32 {
+    let bits = usize::BITS - n.max(1).leading_zeros();
+    (1u32 << bits.div_ceil(2)).max(32)
 }
 
 /// The default window width for `n` points: about `ln n`, as arkworks chooses, within 2..=16.
@@ -67,6 +77,9 @@ pub fn default_window_bits(n: usize) -> u32 {
 
 const WORKGROUP_SIZE: u32 = 64;
 
+/// GPU stages of one MSM (timestamp pairs).
+const STAGES: usize = 8;
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct BucketParams {
@@ -75,7 +88,8 @@ struct BucketParams {
     c: u32,
     windows: u32,
     buckets: u32,
-    _pad: [u32; 3],
+    chunk: u32,
+    _pad: [u32; 2],
 }
 
 #[repr(C)]
@@ -96,7 +110,7 @@ struct ReduceParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct AccumulateParams {
-    slots: u32,
+    cap: u32,
     row_stride: u32,
     consts: u32,
     entry_identity: u32,
@@ -105,6 +119,10 @@ struct AccumulateParams {
     acc_regs: u32,
     affine_regs: u32,
     neg_regs: u32,
+    windows: u32,
+    buckets: u32,
+    chunk: u32,
+    entry_add: u32,
     _pad: [u32; 3],
 }
 
@@ -118,12 +136,14 @@ pub struct MsmTimings {
     pub upload: f64,
     /// Signed digits and bucket histogram.
     pub digits: f64,
-    /// Per-window prefix sums.
+    /// Per-window prefix sums of bucket sizes and of chunk counts, and the chunk counts.
     pub scan: f64,
     /// Scatter into buckets.
     pub scatter: f64,
-    /// Bucket accumulation (mixed additions).
+    /// Bucket accumulation in chunks (mixed additions).
     pub accumulate: f64,
+    /// Sums of the chunks of each bucket (full additions; copies for one-chunk buckets).
+    pub combine: f64,
     /// Bucket reduction, phase 1.
     pub reduce: f64,
     /// Submit to readback complete, wall time.
@@ -134,6 +154,8 @@ pub struct MsmTimings {
     pub window_bits: u32,
     /// Reduction segments per window used.
     pub segments: u32,
+    /// Accumulation chunk used (entries per invocation at most).
+    pub chunk: u32,
 }
 
 /// Bases uploaded once, in GPU form, for many MSMs (a proving key's bases are fixed).
@@ -292,11 +314,17 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let p_scatter = ctx
             .pipeline(bucket_mod, "msm_scatter", Checks::Default, &[])
             .await?;
+        let p_chunks = ctx
+            .pipeline(bucket_mod, "msm_chunk_counts", Checks::Default, &[])
+            .await?;
         let acc_mod = &self.accumulate_module;
         // The VM's loops end (forward jumps only, HALT); the kernel's loops count to bucket
         // sizes and uniforms: see shaders/kernels/msm_accumulate.wgsl.
         let p_acc = ctx
             .pipeline(acc_mod, "msm_bucket_accumulate", Checks::TrustedLoops, &[])
+            .await?;
+        let p_combine = ctx
+            .pipeline(acc_mod, "msm_combine_chunks", Checks::TrustedLoops, &[])
             .await?;
         let p_reduce = ctx
             .pipeline(acc_mod, "msm_reduce_segments", Checks::TrustedLoops, &[])
@@ -312,23 +340,41 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let entries = ctx.storage_zeroed("msm entries", u64::from(windows) * u64::from(n32) * 4)?;
         let acc_words = C::acc_words() as u64;
         let sums = ctx.storage_zeroed("msm bucket sums", u64::from(slots) * acc_words * 4)?;
-        let bparams = ctx.uniform_buffer(
-            "msm bucket params",
-            &BucketParams {
-                n: n32,
-                row_stride: stride,
-                c,
-                windows,
-                buckets,
-                _pad: [0; 3],
-            },
-        );
-        let (ax, ay, astride) = grid(slots, WORKGROUP_SIZE, max);
+        let chunk = config.chunk.unwrap_or_else(|| default_chunk(n));
+        if chunk == 0 {
+            return Err(MsmError::Config("chunk must be at least 1".into()));
+        }
+        // Chunks per window: sum_b ceil(s_b / L) <= n / L + (non-empty buckets).
+        let cap = n32.div_ceil(chunk) + buckets;
+        let chunk_slots = u32::try_from(u64::from(windows) * u64::from(cap))
+            .map_err(|_| MsmError::Config(format!("{windows} x {cap} chunks exceed 2^32")))?;
+        timings.chunk = chunk;
+        let bucket_params = |base: u32, row_stride: u32| BucketParams {
+            n: base,
+            row_stride,
+            c,
+            windows,
+            buckets,
+            chunk,
+            _pad: [0; 2],
+        };
+        let bparams = ctx.uniform_buffer("msm bucket params", &bucket_params(n32, stride));
+        let (cx, cy, cstride) = grid(slots, WORKGROUP_SIZE, max);
+        let ccparams = ctx.uniform_buffer("msm chunk count params", &bucket_params(n32, cstride));
+        // The chunk scan: window w's chunks start at w * cap.
+        let csparams = ctx.uniform_buffer("msm chunk scan params", &bucket_params(cap, stride));
+        let chunk_counts = ctx.storage_zeroed("msm chunk counts", u64::from(slots) * 4)?;
+        let chunk_offsets = ctx.storage_zeroed("msm chunk offsets", u64::from(slots) * 4)?;
+        let partials = ctx.storage_zeroed(
+            "msm chunk sums",
+            u64::from(chunk_slots) * C::acc_words() as u64 * 4,
+        )?;
+        let (ax, ay, astride) = grid(chunk_slots, WORKGROUP_SIZE, max);
         let acc_regs = 4 * C::DEGREE as u32;
         let aparams = ctx.uniform_buffer(
             "msm accumulate params",
             &AccumulateParams {
-                slots,
+                cap,
                 row_stride: astride,
                 consts: self.consts,
                 entry_identity: self.entries[0],
@@ -337,6 +383,30 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 acc_regs,
                 affine_regs: 2 * C::DEGREE as u32,
                 neg_regs: C::DEGREE as u32,
+                windows,
+                buckets,
+                chunk,
+                entry_add: self.entries[2],
+                _pad: [0; 3],
+            },
+        );
+        let (mx, my, mstride) = grid(slots, WORKGROUP_SIZE, max);
+        let mparams = ctx.uniform_buffer(
+            "msm combine params",
+            &AccumulateParams {
+                cap,
+                row_stride: mstride,
+                consts: self.consts,
+                entry_identity: self.entries[0],
+                entry_madd: self.entries[1],
+                neg_reg: 0,
+                acc_regs,
+                affine_regs: 0,
+                neg_regs: 0,
+                windows,
+                buckets,
+                chunk,
+                entry_add: self.entries[2],
                 _pad: [0; 3],
             },
         );
@@ -356,6 +426,14 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 (5, &bparams),
             ],
         );
+        let bg_chunks = ctx.bind_group(
+            &p_chunks,
+            &[(2, &counts), (3, &chunk_counts), (5, &ccparams)],
+        );
+        let bg_chunk_scan = ctx.bind_group(
+            &p_scan,
+            &[(2, &chunk_counts), (3, &chunk_offsets), (5, &csparams)],
+        );
         let bg_acc = ctx.bind_group(
             &p_acc,
             &[
@@ -364,8 +442,21 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 (2, &entries),
                 (3, &offsets),
                 (4, &counts),
-                (5, &sums),
                 (6, &aparams),
+                (9, &chunk_offsets),
+                (10, &chunk_counts),
+                (11, &partials),
+            ],
+        );
+        let bg_combine = ctx.bind_group(
+            &p_combine,
+            &[
+                (0, &self.code),
+                (5, &sums),
+                (6, &mparams),
+                (9, &chunk_offsets),
+                (10, &chunk_counts),
+                (11, &partials),
             ],
         );
         let threads = windows * segments;
@@ -398,16 +489,19 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("msm stages"),
                 ty: wgpu::QueryType::Timestamp,
-                count: 10,
+                count: 2 * STAGES as u32,
             })
         });
         let mut enc =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-        let stages: [(&Pipeline, &wgpu::BindGroup, (u32, u32)); 5] = [
+        let stages: [(&Pipeline, &wgpu::BindGroup, (u32, u32)); STAGES] = [
             (&p_digits, &bg_digits, (sx, sy)),
             (&p_scan, &bg_scan, (windows, 1)),
             (&p_scatter, &bg_scatter, (sx, sy)),
+            (&p_chunks, &bg_chunks, (cx, cy)),
+            (&p_scan, &bg_chunk_scan, (windows, 1)),
             (&p_acc, &bg_acc, (ax, ay)),
+            (&p_combine, &bg_combine, (mx, my)),
             (&p_reduce, &bg_reduce, (rx, ry)),
         ];
         for (k, (pipeline, bind, (x, y))) in stages.iter().enumerate() {
@@ -426,11 +520,11 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let resolve = stamps.as_ref().map(|q| {
             let buf = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("msm timestamps"),
-                size: 80,
+                size: 16 * STAGES as u64,
                 usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             });
-            enc.resolve_query_set(q, 0..10, &buf, 0);
+            enc.resolve_query_set(q, 0..2 * STAGES as u32, &buf, 0);
             buf
         });
         let t = web_time::Instant::now();
@@ -438,14 +532,15 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let seg_words: Vec<u32> = ctx.read_back(&seg_out, seg_bytes).await?;
         timings.gpu_total = t.elapsed().as_secs_f64();
         if let Some(buf) = &resolve {
-            let ticks: Vec<u64> = ctx.read_back(buf, 80).await?;
+            let ticks: Vec<u64> = ctx.read_back(buf, 16 * STAGES as u64).await?;
             let period = f64::from(ctx.queue().get_timestamp_period()) * 1e-9;
             let stage = |k: usize| ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
             timings.digits = stage(0);
-            timings.scan = stage(1);
+            timings.scan = stage(1) + stage(3) + stage(4);
             timings.scatter = stage(2);
-            timings.accumulate = stage(3);
-            timings.reduce = stage(4);
+            timings.accumulate = stage(5);
+            timings.combine = stage(6);
+            timings.reduce = stage(7);
         }
         let t = web_time::Instant::now();
         let seg = decode_projective::<C>(&seg_words)

@@ -166,7 +166,8 @@ where
     let bases = random_bases::<C>(n, &mut rng);
     let prepared = msm.prepare(&bases).unwrap();
     // Prepared bases reused across scalar vectors and window widths.
-    for c in [2u32, 3, 5, 8, 11] {
+    // Chunks of 1..3 entries split every bucket into many chunks summed apart.
+    for (c, chunk) in [(2u32, 1u32), (3, 2), (5, 3), (8, 7), (11, 64)] {
         let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
         let got = msm
             .msm_prepared_blocking(
@@ -176,6 +177,7 @@ where
                     window_bits: Some(c),
                     // Alternate between one segment per window and the most segments.
                     reduce_segments: Some(if c % 2 == 0 { 1 } else { 1 << (c - 1) }),
+                    chunk: Some(chunk),
                 },
             )
             .unwrap();
@@ -199,6 +201,18 @@ where
             MsmConfig {
                 window_bits: Some(4),
                 reduce_segments: Some(3),
+                ..MsmConfig::default()
+            }
+        ),
+        Err(MsmError::Config(_))
+    ));
+    assert!(matches!(
+        msm.msm_prepared_blocking(
+            &prepared,
+            &[C::Scalar::one()],
+            MsmConfig {
+                chunk: Some(0),
+                ..MsmConfig::default()
             }
         ),
         Err(MsmError::Config(_))

@@ -560,6 +560,10 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         domain: &Radix2EvaluationDomain<F>,
         dir: Direction,
     ) -> Result<f64> {
+        // Finish pending uploads first: a pass's beginning timestamp can be written while an
+        // earlier `write_buffer` copy is still running, which would count the upload.
+        self.ctx.queue().submit([]);
+        self.ctx.wait()?;
         if !self.ctx.has_timestamps() || domain.size() == 1 {
             return self.transform(dv, domain, dir).await;
         }

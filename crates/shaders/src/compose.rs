@@ -337,7 +337,11 @@ fn vm_parts(c: CurveModule, kernel: Vec<Part>) -> Vec<Part> {
 }
 
 /// Entry points of the MSM bucket-accumulation module.
-pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &["msm_bucket_accumulate", "msm_reduce_segments"];
+pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &[
+    "msm_bucket_accumulate",
+    "msm_combine_chunks",
+    "msm_reduce_segments",
+];
 
 /// MSM bucket accumulation (`shaders/kernels/msm_accumulate.wgsl`) for group `c`.
 pub fn msm_accumulate(c: CurveModule) -> Composed {
@@ -349,7 +353,8 @@ pub fn msm_accumulate(c: CurveModule) -> Composed {
 }
 
 /// Entry points of the MSM bucket-assignment module.
-pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] = &["msm_digits", "msm_scan", "msm_scatter"];
+pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] =
+    &["msm_digits", "msm_scan", "msm_scatter", "msm_chunk_counts"];
 
 /// MSM bucket assignment (`shaders/kernels/msm_buckets.wgsl`): field-independent.
 pub fn msm_buckets() -> Composed {
