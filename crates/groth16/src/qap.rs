@@ -43,8 +43,9 @@ fn engine<F: NttField>() -> Option<&'static GpuNtt<'static, F>> {
 /// The libsnark reduction of ark-groth16 with the witness map on the GPU.
 ///
 /// For the scalar fields of BLS12-381 and BLS12-377 the NTTs and the quotient run on the GPU;
-/// other fields, or a machine where no GPU context can be created, take ark-groth16's CPU path
-/// (with a warning), so a proof is always produced and always the same.
+/// other fields, a machine where no GPU context can be created, and a GPU failure (logged as
+/// an error) take ark-groth16's CPU path, whose output is the same, so a proof is always
+/// produced and always the same.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GpuReduction;
 
@@ -73,8 +74,7 @@ impl R1CSToQAP for GpuReduction {
             dispatch::<F, ark_bls12_377::Fr>(matrices, num_inputs, num_constraints, full_assignment)
         });
         match on_gpu {
-            Some(Ok(h)) => Ok(h),
-            Some(Err(e)) => Err(e),
+            Some(h) => Ok(h),
             None => LibsnarkReduction::witness_map_from_matrices::<F, D>(
                 matrices,
                 num_inputs,
@@ -94,13 +94,15 @@ impl R1CSToQAP for GpuReduction {
     }
 }
 
-/// Runs the GPU witness map when `F` is `G` and a GPU is there; `None` otherwise.
+/// Runs the GPU witness map when `F` is `G` and a GPU is there; `None` otherwise (the caller
+/// then runs the CPU reduction).
+#[cfg(not(target_arch = "wasm32"))]
 fn dispatch<F: PrimeField, G: NttField>(
     matrices: &[Matrix<F>],
     num_inputs: usize,
     num_constraints: usize,
     full_assignment: &[F],
-) -> Option<Result<Vec<F>, SynthesisError>> {
+) -> Option<Vec<F>> {
     let matrices: Vec<&Matrix<G>> = matrices
         .iter()
         .map(|m| (m as &dyn Any).downcast_ref::<Matrix<G>>())
@@ -112,52 +114,51 @@ fn dispatch<F: PrimeField, G: NttField>(
         );
         return None;
     };
-    // The assignment is a slice: copy it through `Any` element by element (a cast, no work).
+    // A slice cannot be downcast as a whole: copy the assignment element by element.
     let assignment: Vec<G> = full_assignment
         .iter()
         .map(|x| (x as &dyn Any).downcast_ref::<G>().copied())
         .collect::<Option<_>>()?;
-    let r = witness_map_gpu(ntt, &matrices, num_inputs, num_constraints, &assignment);
-    Some(match r {
+    let run = witness_map_gpu(ntt, &matrices, num_inputs, num_constraints, &assignment);
+    match pollster::block_on(run) {
         Ok(h) => {
             GPU_RUNS.fetch_add(1, Ordering::Relaxed);
             let boxed: Box<dyn Any> = Box::new(h);
-            match boxed.downcast::<Vec<F>>() {
-                Ok(h) => Ok(*h),
-                Err(_) => Err(SynthesisError::Unsatisfiable),
-            }
+            boxed.downcast::<Vec<F>>().ok().map(|h| *h)
         }
         Err(e) => {
-            tracing::error!("GPU witness map failed: {e}");
-            Err(SynthesisError::PolynomialDegreeTooLarge)
-        }
-    })
-}
-
-/// Errors of [`witness_map_gpu`].
-#[derive(Debug)]
-pub enum WitnessMapError {
-    /// The constraint system is malformed or too large for a radix-2 domain.
-    Synthesis(SynthesisError),
-    /// The GPU failed.
-    Ntt(NttError),
-}
-
-impl std::fmt::Display for WitnessMapError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WitnessMapError::Synthesis(e) => write!(f, "{e}"),
-            WitnessMapError::Ntt(e) => write!(f, "{e}"),
+            tracing::error!("GPU witness map failed, running it on the CPU: {e}");
+            None
         }
     }
 }
 
-impl std::error::Error for WitnessMapError {}
+/// In the browser there is no blocking wait: the reduction runs on the CPU there.
+#[cfg(target_arch = "wasm32")]
+fn dispatch<F: PrimeField, G: NttField>(
+    _matrices: &[Matrix<F>],
+    _num_inputs: usize,
+    _num_constraints: usize,
+    _full_assignment: &[F],
+) -> Option<Vec<F>> {
+    None
+}
+
+/// Errors of [`witness_map_gpu`].
+#[derive(Debug, thiserror::Error)]
+pub enum WitnessMapError {
+    /// The constraint system is malformed or too large for a radix-2 domain.
+    #[error("{0}")]
+    Synthesis(SynthesisError),
+    /// The GPU failed.
+    #[error(transparent)]
+    Ntt(#[from] NttError),
+}
 
 /// `LibsnarkReduction::witness_map_from_matrices` with the transforms and the quotient on the
 /// GPU: the sparse products `A z`, `B z`, `C z` on the CPU cores, then one upload, seven NTTs
 /// and one elementwise kernel on the GPU, and one download.
-pub fn witness_map_gpu<F: NttField>(
+pub async fn witness_map_gpu<F: NttField>(
     ntt: &GpuNtt<'_, F>,
     matrices: &[&Matrix<F>],
     num_inputs: usize,
@@ -191,9 +192,7 @@ pub fn witness_map_gpu<F: NttField>(
         .copy_from_slice(&full_assignment[..num_inputs]);
     let b = eval(mb);
     let c = eval(mc);
-    let mut dv = ntt
-        .upload_batch(&[&a, &b, &c])
-        .map_err(WitnessMapError::Ntt)?;
+    let mut dv = ntt.upload_batch(&[&a, &b, &c])?;
     drop((a, b, c));
     let coset = domain
         .get_coset(F::GENERATOR)
@@ -202,27 +201,24 @@ pub fn witness_map_gpu<F: NttField>(
         .evaluate_vanishing_polynomial(F::GENERATOR)
         .inverse()
         .ok_or(WitnessMapError::Synthesis(SynthesisError::DivisionByZero))?;
-    let run = async {
-        let mut enc = ntt.encoder();
-        ntt.record_transform(&mut enc, &mut dv, &domain, Direction::Inverse, None)
-            .await?;
-        ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Forward, None)
-            .await?;
-        ntt.record_elementwise(
-            &mut enc,
-            &dv,
-            Elementwise::MulSubScale {
-                a: 0,
-                b: 1,
-                d: 2,
-                c: z_inv,
-            },
-        )
+    let mut enc = ntt.encoder();
+    ntt.record_transform(&mut enc, &mut dv, &domain, Direction::Inverse, None)
         .await?;
-        ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Inverse, Some(1))
-            .await?;
-        ntt.submit(enc)?;
-        ntt.download(&dv, 0).await
-    };
-    pollster::block_on(run).map_err(WitnessMapError::Ntt)
+    ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Forward, None)
+        .await?;
+    ntt.record_elementwise(
+        &mut enc,
+        &dv,
+        Elementwise::MulSubScale {
+            a: 0,
+            b: 1,
+            d: 2,
+            c: z_inv,
+        },
+    )
+    .await?;
+    ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Inverse, Some(1))
+        .await?;
+    ntt.submit(enc)?;
+    Ok(ntt.download(&dv, 0).await?)
 }

@@ -371,43 +371,29 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         )?;
         let (ax, ay, astride) = grid(chunk_slots, WORKGROUP_SIZE, max);
         let acc_regs = 4 * C::DEGREE as u32;
-        let aparams = ctx.uniform_buffer(
-            "msm accumulate params",
-            &AccumulateParams {
-                cap,
-                row_stride: astride,
-                consts: self.consts,
-                entry_identity: self.entries[0],
-                entry_madd: self.entries[1],
-                neg_reg: (C::AFFINE_NEG_COORD * C::DEGREE) as u32,
-                acc_regs,
-                affine_regs: 2 * C::DEGREE as u32,
-                neg_regs: C::DEGREE as u32,
-                windows,
-                buckets,
-                chunk,
-                entry_add: self.entries[2],
-                _pad: [0; 3],
-            },
-        );
+        let accumulate = AccumulateParams {
+            cap,
+            row_stride: astride,
+            consts: self.consts,
+            entry_identity: self.entries[0],
+            entry_madd: self.entries[1],
+            neg_reg: (C::AFFINE_NEG_COORD * C::DEGREE) as u32,
+            acc_regs,
+            affine_regs: 2 * C::DEGREE as u32,
+            neg_regs: C::DEGREE as u32,
+            windows,
+            buckets,
+            chunk,
+            entry_add: self.entries[2],
+            _pad: [0; 3],
+        };
+        let aparams = ctx.uniform_buffer("msm accumulate params", &accumulate);
         let (mx, my, mstride) = grid(slots, WORKGROUP_SIZE, max);
         let mparams = ctx.uniform_buffer(
             "msm combine params",
             &AccumulateParams {
-                cap,
                 row_stride: mstride,
-                consts: self.consts,
-                entry_identity: self.entries[0],
-                entry_madd: self.entries[1],
-                neg_reg: 0,
-                acc_regs,
-                affine_regs: 0,
-                neg_regs: 0,
-                windows,
-                buckets,
-                chunk,
-                entry_add: self.entries[2],
-                _pad: [0; 3],
+                ..accumulate
             },
         );
         // Layouts derived from the shaders hold only the bindings each entry point uses.

@@ -183,40 +183,30 @@ where
             .unwrap();
         assert_eq!(got, ark_msm::<C>(&bases, &scalars), "{} c = {c}", C::ID);
     }
-    assert!(matches!(
-        msm.msm_prepared_blocking(
-            &prepared,
-            &[C::Scalar::one()],
-            MsmConfig {
-                window_bits: Some(1),
-                ..MsmConfig::default()
-            }
-        ),
-        Err(MsmError::Config(_))
-    ));
-    assert!(matches!(
-        msm.msm_prepared_blocking(
-            &prepared,
-            &[C::Scalar::one()],
-            MsmConfig {
-                window_bits: Some(4),
-                reduce_segments: Some(3),
-                ..MsmConfig::default()
-            }
-        ),
-        Err(MsmError::Config(_))
-    ));
-    assert!(matches!(
-        msm.msm_prepared_blocking(
-            &prepared,
-            &[C::Scalar::one()],
-            MsmConfig {
-                chunk: Some(0),
-                ..MsmConfig::default()
-            }
-        ),
-        Err(MsmError::Config(_))
-    ));
+    let bad = [
+        MsmConfig {
+            window_bits: Some(1),
+            ..MsmConfig::default()
+        },
+        MsmConfig {
+            window_bits: Some(4),
+            reduce_segments: Some(3),
+            ..MsmConfig::default()
+        },
+        MsmConfig {
+            chunk: Some(0),
+            ..MsmConfig::default()
+        },
+    ];
+    for config in bad {
+        assert!(
+            matches!(
+                msm.msm_prepared_blocking(&prepared, &[C::Scalar::one()], config),
+                Err(MsmError::Config(_))
+            ),
+            "{config:?}"
+        );
+    }
     // Checked length mismatch; unchecked truncates to the shorter length, as arkworks does.
     let scalars: Vec<C::Scalar> = (0..n - 7).map(|_| C::Scalar::rand(&mut rng)).collect();
     assert!(matches!(

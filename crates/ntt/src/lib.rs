@@ -53,18 +53,14 @@ pub type Result<T, E = NttError> = std::result::Result<T, E>;
 pub trait NttField: FftField + PrimeField + PackedWords {
     /// The field's WGSL module.
     const MODULE: FieldModule;
-    /// Limbs per element in the kernels (13 bits each).
-    const LIMBS: u32;
 }
 
 impl NttField for ark_bls12_381::Fr {
     const MODULE: FieldModule = FieldModule::Bls12_381Fr;
-    const LIMBS: u32 = 20;
 }
 
 impl NttField for ark_bls12_377::Fr {
     const MODULE: FieldModule = FieldModule::Bls12_377Fr;
-    const LIMBS: u32 = 20;
 }
 
 /// Bytes per element on the GPU.
@@ -321,20 +317,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         }
         let bytes = dv.len as u64 * ELEMENT_BYTES;
         let offset = index as u64 * bytes;
-        let words: Vec<u32> = if offset == 0 {
-            self.ctx.read_back(&dv.data, bytes).await?
-        } else {
-            let tmp = self.ctx.storage_zeroed("ntt download", bytes)?;
-            let mut enc =
-                self.ctx
-                    .device()
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some("ntt download"),
-                    });
-            enc.copy_buffer_to_buffer(&dv.data, offset, &tmp, 0, bytes);
-            self.ctx.queue().submit([enc.finish()]);
-            self.ctx.read_back(&tmp, bytes).await?
-        };
+        let words: Vec<u32> = self.ctx.read_back_range(&dv.data, offset, bytes).await?;
         unpack_slice(&words).map_err(|e| {
             NttError::Gpu(GpuError::Device(format!(
                 "the GPU returned a non-canonical element: {e}"
@@ -425,7 +408,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         let (gx, gy, _) = grid(total, 1, max);
         let last = plan.passes.len().saturating_sub(1);
         for (i, pass) in plan.passes.iter().enumerate() {
-            let mut p = pass.params;
+            let mut p = *pass;
             p.per_transform = per_transform;
             p.batch = batch as u32;
             p.grid_x = gx;
@@ -680,6 +663,6 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
 /// internal words are `x 2^(13 n) mod p`. A kernel multiplication of arkworks' words by these
 /// words yields arkworks' words of the product.
 pub fn kernel_form<F: NttField>(x: F) -> F {
-    let shift = 13 * F::LIMBS as u64 - 32 * F::PACKED_WORDS as u64;
+    let shift = 13 * u64::from(F::MODULE.words()) - 32 * F::PACKED_WORDS as u64;
     x * F::from(2u64).pow([shift])
 }

@@ -36,14 +36,11 @@ impl PlanKey {
     }
 }
 
-#[derive(Debug)]
-pub(crate) struct Pass {
-    pub(crate) params: PassParams,
-}
-
+/// The passes' parameters (the per-call fields `per_transform`, `batch`, `grid_x` unset) and
+/// the tables they index.
 #[derive(Debug)]
 pub(crate) struct Plan {
-    pub(crate) passes: Vec<Pass>,
+    pub(crate) passes: Vec<PassParams>,
     pub(crate) tables: wgpu::Buffer,
 }
 
@@ -155,7 +152,7 @@ impl Plan {
                     _ => {}
                 }
             }
-            passes.push(Pass { params });
+            passes.push(params);
             s_log += k;
         }
         let kernel: Vec<F> = t.into_iter().map(kernel_form).collect();

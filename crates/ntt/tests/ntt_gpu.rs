@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use ark_ff::{FftField, UniformRand, Zero};
+use ark_ff::{FftField, Field, UniformRand, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError, NttField};
@@ -96,6 +96,17 @@ fn larger_sizes_round_trip() {
             let mut want = v.clone();
             d.fft_in_place(&mut want);
             assert!(got == want, "fft 2^{log_n}");
+        } else {
+            // A few evaluations directly, so the round trip below cannot pass on a GPU that
+            // did nothing: X[k] = sum_j v_j w^(j k).
+            for k in [0usize, 1, 12345, (1 << log_n) - 1] {
+                let w = d.group_gen.pow([k as u64]);
+                let mut x = F::zero();
+                for c in v.iter().rev() {
+                    x = x * w + c;
+                }
+                assert!(got[k] == x, "fft 2^{log_n} at {k}");
+            }
         }
         ntt.ifft_blocking(&d, &mut got).unwrap();
         assert!(got == v, "ifft(fft) 2^{log_n}");

@@ -592,6 +592,16 @@ impl GpuContext {
         buffer: &wgpu::Buffer,
         bytes: u64,
     ) -> Result<Vec<T>> {
+        self.read_back_range(buffer, 0, bytes).await
+    }
+
+    /// Copies `bytes` bytes of `buffer` from `offset` (a multiple of 4) back to the host.
+    pub async fn read_back_range<T: bytemuck::Pod>(
+        &self,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        bytes: u64,
+    ) -> Result<Vec<T>> {
         let label = "readback";
         let size = bytes.next_multiple_of(4).max(4);
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -603,7 +613,7 @@ impl GpuContext {
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
-        enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        enc.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
         self.queue.submit([enc.finish()]);
         let (tx, rx) = futures_channel::oneshot::channel();
         staging.map_async(wgpu::MapMode::Read, .., move |r| {
