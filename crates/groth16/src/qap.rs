@@ -74,7 +74,7 @@ impl R1CSToQAP for GpuReduction {
             dispatch::<F, ark_bls12_377::Fr>(matrices, num_inputs, num_constraints, full_assignment)
         });
         match on_gpu {
-            Some(h) => Ok(h),
+            Some(h) => h,
             None => LibsnarkReduction::witness_map_from_matrices::<F, D>(
                 matrices,
                 num_inputs,
@@ -95,14 +95,16 @@ impl R1CSToQAP for GpuReduction {
 }
 
 /// Runs the GPU witness map when `F` is `G` and a GPU is there; `None` otherwise (the caller
-/// then runs the CPU reduction).
+/// then runs the CPU reduction). An unsatisfied constraint system is an error
+/// (`SynthesisError::Unsatisfiable`), where ark-groth16's reduction would go on to a proof
+/// that does not verify.
 #[cfg(not(target_arch = "wasm32"))]
 fn dispatch<F: PrimeField, G: NttField>(
     matrices: &[Matrix<F>],
     num_inputs: usize,
     num_constraints: usize,
     full_assignment: &[F],
-) -> Option<Vec<F>> {
+) -> Option<Result<Vec<F>, SynthesisError>> {
     let matrices: Vec<&Matrix<G>> = matrices
         .iter()
         .map(|m| (m as &dyn Any).downcast_ref::<Matrix<G>>())
@@ -124,7 +126,11 @@ fn dispatch<F: PrimeField, G: NttField>(
         Ok(h) => {
             GPU_RUNS.fetch_add(1, Ordering::Relaxed);
             let boxed: Box<dyn Any> = Box::new(h);
-            boxed.downcast::<Vec<F>>().ok().map(|h| *h)
+            boxed.downcast::<Vec<F>>().ok().map(|h| Ok(*h))
+        }
+        Err(WitnessMapError::Unsatisfied { constraint }) => {
+            tracing::error!("constraint {constraint} is not satisfied");
+            Some(Err(SynthesisError::Unsatisfiable))
         }
         Err(e) => {
             tracing::error!("GPU witness map failed, running it on the CPU: {e}");
@@ -140,7 +146,7 @@ fn dispatch<F: PrimeField, G: NttField>(
     _num_inputs: usize,
     _num_constraints: usize,
     _full_assignment: &[F],
-) -> Option<Vec<F>> {
+) -> Option<Result<Vec<F>, SynthesisError>> {
     None
 }
 
@@ -150,6 +156,12 @@ pub enum WitnessMapError {
     /// The constraint system is malformed or too large for a radix-2 domain.
     #[error("{0}")]
     Synthesis(SynthesisError),
+    /// The assignment does not satisfy constraint `constraint` (the first such).
+    #[error("the assignment does not satisfy constraint {constraint}")]
+    Unsatisfied {
+        /// Index of the first unsatisfied constraint.
+        constraint: usize,
+    },
     /// The GPU failed.
     #[error(transparent)]
     Ntt(#[from] NttError),
@@ -158,6 +170,11 @@ pub enum WitnessMapError {
 /// `LibsnarkReduction::witness_map_from_matrices` with the transforms and the quotient on the
 /// GPU: the sparse products `A z`, `B z`, `C z` on the CPU cores, then one upload, seven NTTs
 /// and one elementwise kernel on the GPU, and one download.
+///
+/// It also checks `(A z)_i (B z)_i = (C z)_i` for every constraint (one multiplication each,
+/// on the CPU cores while the vectors are there) and returns
+/// [`WitnessMapError::Unsatisfied`] with the first failing index instead of a quotient that
+/// is not one.
 pub async fn witness_map_gpu<F: NttField>(
     ntt: &GpuNtt<'_, F>,
     matrices: &[&Matrix<F>],
@@ -192,6 +209,12 @@ pub async fn witness_map_gpu<F: NttField>(
         .copy_from_slice(&full_assignment[..num_inputs]);
     let b = eval(mb);
     let c = eval(mc);
+    if let Some(constraint) = (0..num_constraints)
+        .into_par_iter()
+        .find_first(|&i| a[i] * b[i] != c[i])
+    {
+        return Err(WitnessMapError::Unsatisfied { constraint });
+    }
     let mut dv = ntt.upload_batch(&[&a, &b, &c])?;
     drop((a, b, c));
     let coset = domain

@@ -3,63 +3,20 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use ark_ec::pairing::Pairing;
 use ark_ff::{Field, PrimeField, UniformRand};
 use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_groth16::{Groth16, prepare_verifying_key};
 use ark_poly::GeneralEvaluationDomain;
 use ark_relations::gr1cs::{
-    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, OptimizationGoal,
-    R1CS_PREDICATE_LABEL, SynthesisError, SynthesisMode, Variable,
+    ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, R1CS_PREDICATE_LABEL,
+    SynthesisError, SynthesisMode,
 };
-use ark_relations::lc;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
+use common::Chain;
 use zkgpu_groth16::GpuReduction;
-
-/// `v_(i+1) = v_i (v_i + 1)` for `steps` steps from a secret `x`, ending in the public `y`
-/// (and `extra` public inputs that are only carried along).
-#[derive(Clone)]
-struct Chain<F: Field> {
-    x: F,
-    steps: usize,
-    extra: Vec<F>,
-}
-
-impl<F: Field> Chain<F> {
-    fn output(&self) -> F {
-        (0..self.steps).fold(self.x, |v, _| v * (v + F::ONE))
-    }
-
-    fn public(&self) -> Vec<F> {
-        let mut p = vec![self.output()];
-        p.extend(&self.extra);
-        p
-    }
-}
-
-impl<F: PrimeField> ConstraintSynthesizer<F> for Chain<F> {
-    fn generate_constraints(self, cs: ConstraintSystemRef<F>) -> Result<(), SynthesisError> {
-        let y = cs.new_input_variable(|| Ok(self.output()))?;
-        for e in &self.extra {
-            let v = cs.new_input_variable(|| Ok(*e))?;
-            cs.enforce_r1cs_constraint(|| lc!() + v, || lc!() + Variable::One, || lc!() + v)?;
-        }
-        let mut v_val = self.x;
-        let mut v = cs.new_witness_variable(|| Ok(v_val))?;
-        for _ in 0..self.steps {
-            let next_val = v_val * (v_val + F::ONE);
-            let next = cs.new_witness_variable(|| Ok(next_val))?;
-            cs.enforce_r1cs_constraint(
-                || lc!() + v,
-                || lc!() + v + Variable::One,
-                || lc!() + next,
-            )?;
-            (v, v_val) = (next, next_val);
-        }
-        cs.enforce_r1cs_constraint(|| lc!() + v, || lc!() + Variable::One, || lc!() + y)?;
-        Ok(())
-    }
-}
 
 fn witness_maps_agree<F: PrimeField>(seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -71,11 +28,11 @@ fn witness_maps_agree<F: PrimeField>(seed: u64) {
         (1000, 1),
         (4093, 0),
     ] {
-        let circuit = Chain {
-            x: F::rand(&mut rng),
+        let circuit = Chain::new(
+            F::rand(&mut rng),
             steps,
-            extra: (0..extra).map(|_| F::rand(&mut rng)).collect(),
-        };
+            (0..extra).map(|_| F::rand(&mut rng)).collect(),
+        );
         let cs = ConstraintSystem::<F>::new_ref();
         cs.set_optimization_goal(OptimizationGoal::Constraints);
         cs.set_mode(SynthesisMode::Prove {
@@ -128,11 +85,11 @@ fn bls12_377_witness_map() {
 
 fn proofs_agree<E: Pairing>(seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let circuit = Chain {
-        x: E::ScalarField::rand(&mut rng),
-        steps: 300,
-        extra: vec![E::ScalarField::from(9u64)],
-    };
+    let circuit = Chain::new(
+        E::ScalarField::rand(&mut rng),
+        300,
+        vec![E::ScalarField::from(9u64)],
+    );
     let pk =
         Groth16::<E>::generate_random_parameters_with_reduction(circuit.clone(), &mut rng).unwrap();
     let pvk = prepare_verifying_key(&pk.vk);
@@ -167,4 +124,24 @@ fn bls12_381_proofs() {
 #[test]
 fn bls12_377_proofs() {
     proofs_agree::<ark_bls12_377::Bls12_377>(4);
+}
+
+/// An unsatisfied constraint system is an error on the GPU path (ark-groth16's CPU reduction
+/// would return a quotient that is not one, and the proof would not verify).
+#[test]
+fn unsatisfied_is_an_error() {
+    type F = ark_bls12_381::Fr;
+    let mut circuit = Chain::new(F::from(3u64), 40, vec![]);
+    circuit.corrupt = Some(5);
+    let cs = ConstraintSystem::<F>::new_ref();
+    cs.set_optimization_goal(OptimizationGoal::Constraints);
+    cs.set_mode(SynthesisMode::Prove {
+        construct_matrices: true,
+        generate_lc_assignments: false,
+    });
+    circuit.generate_constraints(cs.clone()).unwrap();
+    cs.finalize();
+    assert!(!cs.is_satisfied().unwrap());
+    let got = GpuReduction::witness_map::<F, GeneralEvaluationDomain<F>>(cs);
+    assert!(matches!(got, Err(SynthesisError::Unsatisfiable)), "{got:?}");
 }

@@ -1,0 +1,443 @@
+//! The Groth16 prover with the witness map and all five MSMs on the GPU.
+//!
+//! ark-groth16 0.6 has no hook for its MSMs, so the proof is assembled here from the public
+//! fields of [`ProvingKey`], term for term as `Groth16::create_proof_with_reduction` does; with
+//! the same `r` and `s` the proof is the same.
+
+use std::time::Instant;
+
+use ark_ec::CurveGroup;
+use ark_ec::pairing::Pairing;
+use ark_ff::{UniformRand, Zero};
+use ark_groth16::{Groth16, PreparedVerifyingKey, Proof, ProvingKey, prepare_verifying_key};
+use ark_relations::gr1cs::{
+    ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, R1CS_PREDICATE_LABEL,
+    SynthesisError, SynthesisMode,
+};
+use ark_std::rand::{CryptoRng, RngCore};
+use zkgpu_curves::GpuCurve;
+use zkgpu_msm::{GpuMsm, MsmConfig, MsmError, PreparedBases};
+use zkgpu_ntt::{GpuNtt, NttError, NttField};
+use zkgpu_runtime::GpuContext;
+
+use crate::qap::{WitnessMapError, witness_map_gpu};
+
+/// A pairing whose groups and scalar field the GPU engines support: BLS12-381 and BLS12-377.
+pub trait GpuPairing: Pairing<ScalarField: NttField> {
+    /// G1 on the GPU.
+    type GpuG1: GpuCurve<Affine = Self::G1Affine, Projective = Self::G1, Scalar = Self::ScalarField>;
+    /// G2 on the GPU.
+    type GpuG2: GpuCurve<Affine = Self::G2Affine, Projective = Self::G2, Scalar = Self::ScalarField>;
+}
+
+impl GpuPairing for ark_bls12_381::Bls12_381 {
+    type GpuG1 = zkgpu_curves::Bls12_381G1;
+    type GpuG2 = zkgpu_curves::Bls12_381G2;
+}
+
+impl GpuPairing for ark_bls12_377::Bls12_377 {
+    type GpuG1 = zkgpu_curves::Bls12_377G1;
+    type GpuG2 = zkgpu_curves::Bls12_377G2;
+}
+
+/// Errors of the GPU prover.
+#[derive(Debug, thiserror::Error)]
+pub enum ProveError {
+    /// Synthesizing the circuit failed (the circuit's own error).
+    #[error("constraint synthesis failed: {0}")]
+    Synthesis(SynthesisError),
+    /// The witness does not satisfy the circuit.
+    #[error("the witness does not satisfy constraint {index}{}", name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default())]
+    Unsatisfied {
+        /// Index of the first unsatisfied constraint.
+        index: usize,
+        /// Its name, where the constraint system records one.
+        name: Option<String>,
+    },
+    /// The proving key is not the key of this circuit: a dimension differs.
+    #[error(
+        "the proving key does not fit this circuit: it has {key} {what}, the circuit {circuit}"
+    )]
+    KeyMismatch {
+        /// Which dimension.
+        what: &'static str,
+        /// The key's.
+        key: usize,
+        /// The circuit's.
+        circuit: usize,
+    },
+    /// The proving key's vectors are inconsistent with each other.
+    #[error("malformed proving key: {0}")]
+    MalformedKey(String),
+    /// The proof does not verify against the key's verifying key: the key belongs to another
+    /// circuit of the same shape (or the device computed a wrong result). No proof is returned.
+    #[error(
+        "the proof does not verify against the proving key's verifying key: the key is not this circuit's"
+    )]
+    ProofRejected,
+    /// An MSM failed on the GPU.
+    #[error("MSM: {0}")]
+    Msm(#[from] MsmError),
+    /// The witness map failed on the GPU.
+    #[error("witness map: {0}")]
+    Ntt(#[from] NttError),
+}
+
+impl From<WitnessMapError> for ProveError {
+    fn from(e: WitnessMapError) -> Self {
+        match e {
+            WitnessMapError::Synthesis(s) => Self::Synthesis(s),
+            WitnessMapError::Unsatisfied { constraint } => Self::Unsatisfied {
+                index: constraint,
+                name: None,
+            },
+            WitnessMapError::Ntt(e) => Self::Ntt(e),
+        }
+    }
+}
+
+/// Where the time of one proof went (seconds, wall clock on the host).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProofTimings {
+    /// Constraint synthesis and matrix construction (arkworks, on the CPU).
+    pub synthesis: f64,
+    /// The witness map: sparse products on the CPU, NTTs and the quotient on the GPU.
+    pub witness_map: f64,
+    /// MSM of the A query (G1).
+    pub msm_a: f64,
+    /// MSM of the B query in G1 (zero when `r = 0`: arkworks skips it then).
+    pub msm_b_g1: f64,
+    /// MSM of the B query in G2.
+    pub msm_b_g2: f64,
+    /// MSM of the H query (G1, after the witness map).
+    pub msm_h: f64,
+    /// MSM of the L query (G1).
+    pub msm_l: f64,
+    /// Verification of the proof against the key's verifying key.
+    pub verify: f64,
+    /// Everything after synthesis: the proof's critical path (the witness map and the H MSM
+    /// run on one thread, the other MSMs on another, sharing the GPU queue).
+    pub prove: f64,
+}
+
+/// A proving key with its five base vectors on the GPU, reusable across proofs.
+#[derive(Debug)]
+pub struct PreparedProvingKey<E: GpuPairing> {
+    a: PreparedBases<E::GpuG1>,
+    b_g1: PreparedBases<E::GpuG1>,
+    b_g2: PreparedBases<E::GpuG2>,
+    h: PreparedBases<E::GpuG1>,
+    l: PreparedBases<E::GpuG1>,
+    a0: E::G1Affine,
+    b_g1_0: E::G1Affine,
+    b_g2_0: E::G2Affine,
+    beta_g1: E::G1Affine,
+    delta_g1: E::G1Affine,
+    alpha_g1: E::G1Affine,
+    beta_g2: E::G2Affine,
+    delta_g2: E::G2Affine,
+    pvk: PreparedVerifyingKey<E>,
+    num_inputs: usize,
+    num_witness: usize,
+    domain_size: usize,
+}
+
+impl<E: GpuPairing> PreparedProvingKey<E> {
+    /// Public inputs including the constant one (the key's `gamma_abc_g1` length).
+    pub fn num_instance_variables(&self) -> usize {
+        self.num_inputs
+    }
+
+    /// Witness variables (the key's `l_query` length).
+    pub fn num_witness_variables(&self) -> usize {
+        self.num_witness
+    }
+
+    /// Size of the evaluation domain (the key's `h_query` length plus one).
+    pub fn domain_size(&self) -> usize {
+        self.domain_size
+    }
+
+    /// The verifying key, prepared for pairings.
+    pub fn verifying_key(&self) -> &PreparedVerifyingKey<E> {
+        &self.pvk
+    }
+}
+
+/// The GPU Groth16 prover of pairing `E` on one GPU context: the NTT engine and the MSM
+/// engines of G1 and G2, pipelines built once.
+#[derive(Debug)]
+pub struct GpuProver<'c, E: GpuPairing> {
+    ntt: GpuNtt<'c, E::ScalarField>,
+    g1: GpuMsm<'c, E::GpuG1>,
+    g2: GpuMsm<'c, E::GpuG2>,
+    verify: bool,
+}
+
+impl<'c, E: GpuPairing> GpuProver<'c, E> {
+    /// The prover on `ctx`.
+    pub fn new(ctx: &'c GpuContext) -> Result<Self, ProveError> {
+        Ok(Self {
+            ntt: GpuNtt::new(ctx),
+            g1: GpuMsm::new(ctx)?,
+            g2: GpuMsm::new(ctx)?,
+            verify: true,
+        })
+    }
+
+    /// Whether each proof is verified before it is returned (default: yes). The check costs
+    /// a few pairings (milliseconds) and is what turns a proving key of another circuit of the
+    /// same shape into [`ProveError::ProofRejected`] instead of a proof that does not verify.
+    pub fn with_verification(mut self, verify: bool) -> Self {
+        self.verify = verify;
+        self
+    }
+
+    /// Checks `pk` and uploads its five base vectors.
+    pub fn prepare(&self, pk: &ProvingKey<E>) -> Result<PreparedProvingKey<E>, ProveError> {
+        let vars = pk.a_query.len();
+        let num_inputs = pk.vk.gamma_abc_g1.len();
+        let malformed = |what: String| Err(ProveError::MalformedKey(what));
+        if vars == 0 || num_inputs == 0 {
+            return malformed("empty a_query or gamma_abc_g1".into());
+        }
+        if pk.b_g1_query.len() != vars || pk.b_g2_query.len() != vars {
+            return malformed(format!(
+                "a_query has {vars} elements, b_g1_query {} and b_g2_query {}",
+                pk.b_g1_query.len(),
+                pk.b_g2_query.len()
+            ));
+        }
+        if pk.l_query.len() + num_inputs != vars {
+            return malformed(format!(
+                "l_query ({}) and gamma_abc_g1 ({num_inputs}) do not add up to a_query ({vars})",
+                pk.l_query.len()
+            ));
+        }
+        let domain_size = pk.h_query.len() + 1;
+        if !domain_size.is_power_of_two() {
+            return malformed(format!(
+                "h_query has {} elements, not a power of two minus one",
+                pk.h_query.len()
+            ));
+        }
+        Ok(PreparedProvingKey {
+            a: self.g1.prepare(&pk.a_query[1..])?,
+            b_g1: self.g1.prepare(&pk.b_g1_query[1..])?,
+            b_g2: self.g2.prepare(&pk.b_g2_query[1..])?,
+            h: self.g1.prepare(&pk.h_query)?,
+            l: self.g1.prepare(&pk.l_query)?,
+            a0: pk.a_query[0],
+            b_g1_0: pk.b_g1_query[0],
+            b_g2_0: pk.b_g2_query[0],
+            beta_g1: pk.beta_g1,
+            delta_g1: pk.delta_g1,
+            alpha_g1: pk.vk.alpha_g1,
+            beta_g2: pk.vk.beta_g2,
+            delta_g2: pk.vk.delta_g2,
+            pvk: prepare_verifying_key(&pk.vk),
+            num_inputs,
+            num_witness: pk.l_query.len(),
+            domain_size,
+        })
+    }
+
+    /// A zero-knowledge proof of `circuit`, with `r` and `s` drawn from `rng` as arkworks
+    /// draws them (so the same seeded generator gives ark-groth16's proof).
+    pub fn prove<C, R>(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        circuit: C,
+        rng: &mut R,
+    ) -> Result<Proof<E>, ProveError>
+    where
+        C: ConstraintSynthesizer<E::ScalarField>,
+        R: RngCore + CryptoRng,
+    {
+        let r = E::ScalarField::rand(rng);
+        let s = E::ScalarField::rand(rng);
+        Ok(self.prove_with_randomness(pk, circuit, r, s)?.0)
+    }
+
+    /// The proof of `circuit` for the given `r` and `s`, and where the time went.
+    pub fn prove_with_randomness<C>(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        circuit: C,
+        r: E::ScalarField,
+        s: E::ScalarField,
+    ) -> Result<(Proof<E>, ProofTimings), ProveError>
+    where
+        C: ConstraintSynthesizer<E::ScalarField>,
+    {
+        let mut timings = ProofTimings::default();
+        let t = Instant::now();
+        let cs = ConstraintSystem::new_ref();
+        cs.set_optimization_goal(OptimizationGoal::Constraints);
+        cs.set_mode(SynthesisMode::Prove {
+            construct_matrices: true,
+            generate_lc_assignments: false,
+        });
+        circuit
+            .generate_constraints(cs.clone())
+            .map_err(ProveError::Synthesis)?;
+        cs.finalize();
+        let num_inputs = cs.num_instance_variables();
+        let num_witness = cs.num_witness_variables();
+        let num_constraints = cs.num_constraints();
+        for (what, key, circuit) in [
+            ("instance variables", pk.num_inputs, num_inputs),
+            ("witness variables", pk.num_witness, num_witness),
+            (
+                "domain elements",
+                pk.domain_size,
+                (num_constraints + num_inputs).next_power_of_two(),
+            ),
+        ] {
+            if key != circuit {
+                return Err(ProveError::KeyMismatch { what, key, circuit });
+            }
+        }
+        let matrices = cs.to_matrices().map_err(ProveError::Synthesis)?;
+        let matrices = matrices
+            .get(R1CS_PREDICATE_LABEL)
+            .ok_or(ProveError::Synthesis(SynthesisError::PredicateNotFound))?;
+        let full_assignment = {
+            let prover = cs
+                .borrow()
+                .ok_or(ProveError::Synthesis(SynthesisError::MissingCS))?;
+            let inst = prover
+                .instance_assignment()
+                .map_err(ProveError::Synthesis)?;
+            let wit = prover.witness_assignment().map_err(ProveError::Synthesis)?;
+            [inst, wit].concat()
+        };
+        timings.synthesis = t.elapsed().as_secs_f64();
+
+        let t = Instant::now();
+        let result = self.assemble(
+            pk,
+            matrices,
+            num_constraints,
+            &full_assignment,
+            r,
+            s,
+            &mut timings,
+        );
+        let proof = match result {
+            Err(ProveError::Unsatisfied { index, .. }) => {
+                return Err(ProveError::Unsatisfied {
+                    index,
+                    name: cs.which_is_unsatisfied().ok().flatten(),
+                });
+            }
+            other => other?,
+        };
+        timings.prove = t.elapsed().as_secs_f64();
+        if self.verify {
+            let t = Instant::now();
+            let ok = Groth16::<E>::verify_proof(&pk.pvk, &proof, &full_assignment[1..num_inputs])
+                .map_err(ProveError::Synthesis)?;
+            timings.verify = t.elapsed().as_secs_f64();
+            if !ok {
+                return Err(ProveError::ProofRejected);
+            }
+        }
+        Ok((proof, timings))
+    }
+
+    /// The witness map and the five MSMs (two host threads sharing the GPU queue, so one
+    /// thread's host work overlaps the other's GPU work), then the proof's few group
+    /// operations on the CPU.
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        matrices: &[ark_relations::gr1cs::Matrix<E::ScalarField>],
+        num_constraints: usize,
+        full: &[E::ScalarField],
+        r: E::ScalarField,
+        s: E::ScalarField,
+        timings: &mut ProofTimings,
+    ) -> Result<Proof<E>, ProveError> {
+        let num_inputs = pk.num_inputs;
+        let cfg = MsmConfig::default();
+        let timed = |f: &mut dyn FnMut() -> Result<(), ProveError>| -> Result<f64, ProveError> {
+            let t = Instant::now();
+            f()?;
+            Ok(t.elapsed().as_secs_f64())
+        };
+        let matrices: Vec<_> = matrices.iter().collect();
+        let (quotient, others) = std::thread::scope(|scope| {
+            let quotient = scope.spawn(|| -> Result<_, ProveError> {
+                let t = Instant::now();
+                let h = pollster::block_on(witness_map_gpu(
+                    &self.ntt,
+                    &matrices,
+                    num_inputs,
+                    num_constraints,
+                    full,
+                ))?;
+                let wm = t.elapsed().as_secs_f64();
+                let t = Instant::now();
+                let h_acc = self.g1.msm_prepared_blocking(&pk.h, &h, cfg)?;
+                Ok((h_acc, wm, t.elapsed().as_secs_f64()))
+            });
+            let others = (|| -> Result<_, ProveError> {
+                let assignment = &full[1..];
+                let aux = &full[num_inputs..];
+                let (mut a, mut b1, mut b2, mut l) = Default::default();
+                let ta = timed(&mut || {
+                    a = self.g1.msm_prepared_blocking(&pk.a, assignment, cfg)?;
+                    Ok(())
+                })?;
+                let tb1 = if r.is_zero() {
+                    0.0
+                } else {
+                    timed(&mut || {
+                        b1 = self.g1.msm_prepared_blocking(&pk.b_g1, assignment, cfg)?;
+                        Ok(())
+                    })?
+                };
+                let tl = timed(&mut || {
+                    l = self.g1.msm_prepared_blocking(&pk.l, aux, cfg)?;
+                    Ok(())
+                })?;
+                let tb2 = timed(&mut || {
+                    b2 = self.g2.msm_prepared_blocking(&pk.b_g2, assignment, cfg)?;
+                    Ok(())
+                })?;
+                Ok(((a, b1, b2, l), (ta, tb1, tb2, tl)))
+            })();
+            // A panic on the witness-map thread is a bug of ours: pass it on.
+            let quotient = match quotient.join() {
+                Ok(q) => q,
+                Err(p) => std::panic::resume_unwind(p),
+            };
+            (quotient, others)
+        });
+        let (h_acc, wm, th) = quotient?;
+        let ((a_acc, b1_acc, b2_acc, l_acc), (ta, tb1, tb2, tl)) = others?;
+        timings.witness_map = wm;
+        timings.msm_h = th;
+        timings.msm_a = ta;
+        timings.msm_b_g1 = tb1;
+        timings.msm_b_g2 = tb2;
+        timings.msm_l = tl;
+
+        // Groth16::create_proof_with_assignment, term for term.
+        let g_a: E::G1 = pk.delta_g1 * r + pk.a0 + a_acc + pk.alpha_g1;
+        let g1_b: E::G1 = if r.is_zero() {
+            E::G1::zero()
+        } else {
+            pk.delta_g1 * s + pk.b_g1_0 + b1_acc + pk.beta_g1
+        };
+        let g2_b: E::G2 = pk.delta_g2 * s + pk.b_g2_0 + b2_acc + pk.beta_g2;
+        let g_c: E::G1 = g_a * s + g1_b * r - pk.delta_g1 * (r * s) + l_acc + h_acc;
+        Ok(Proof {
+            a: g_a.into_affine(),
+            b: g2_b.into_affine(),
+            c: g_c.into_affine(),
+        })
+    }
+}

@@ -1,0 +1,75 @@
+//! Test circuits shared by the Groth16 tests.
+
+#![allow(dead_code)]
+
+use ark_ff::{Field, PrimeField};
+use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystemRef, SynthesisError, Variable};
+use ark_relations::lc;
+
+/// `v_(i+1) = v_i (v_i + offset)` for `steps` steps from a secret `x`, ending in the public
+/// `y` (and `extra` public inputs that are only carried along). `corrupt = Some(k)` assigns a
+/// wrong value to step `k`, so constraint `extra.len() + k` is not satisfied.
+#[derive(Clone, Debug)]
+pub struct Chain<F: Field> {
+    pub x: F,
+    pub steps: usize,
+    pub extra: Vec<F>,
+    pub offset: u64,
+    pub corrupt: Option<usize>,
+}
+
+impl<F: Field> Chain<F> {
+    pub fn new(x: F, steps: usize, extra: Vec<F>) -> Self {
+        Self {
+            x,
+            steps,
+            extra,
+            offset: 1,
+            corrupt: None,
+        }
+    }
+
+    fn step(&self, v: F) -> F {
+        v * (v + F::from(self.offset))
+    }
+
+    pub fn output(&self) -> F {
+        (0..self.steps).fold(self.x, |v, _| self.step(v))
+    }
+
+    pub fn public(&self) -> Vec<F> {
+        let mut p = vec![self.output()];
+        p.extend(&self.extra);
+        p
+    }
+}
+
+impl<F: PrimeField> ConstraintSynthesizer<F> for Chain<F> {
+    fn generate_constraints(self, cs: ConstraintSystemRef<F>) -> Result<(), SynthesisError> {
+        let y = cs.new_input_variable(|| Ok(self.output()))?;
+        for e in &self.extra {
+            let v = cs.new_input_variable(|| Ok(*e))?;
+            cs.enforce_r1cs_constraint(|| lc!() + v, || lc!() + Variable::One, || lc!() + v)?;
+        }
+        let mut v_val = self.x;
+        let mut v = cs.new_witness_variable(|| Ok(v_val))?;
+        let offset = F::from(self.offset);
+        for k in 0..self.steps {
+            let mut next_val = self.step(v_val);
+            if self.corrupt == Some(k) {
+                next_val += F::ONE;
+            }
+            let next = cs.new_witness_variable(|| Ok(next_val))?;
+            cs.enforce_r1cs_constraint(
+                || lc!() + v,
+                || lc!() + v + (offset, Variable::One),
+                || lc!() + next,
+            )?;
+            (v, v_val) = (next, next_val);
+        }
+        // The output: with a corrupted step the witness chain ends elsewhere, so this
+        // constraint fails too (after the corrupted one).
+        cs.enforce_r1cs_constraint(|| lc!() + v, || lc!() + Variable::One, || lc!() + y)?;
+        Ok(())
+    }
+}
