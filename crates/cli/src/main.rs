@@ -6,6 +6,7 @@ mod curve_bench;
 mod field_bench;
 mod msm_cmd;
 mod ntt_cmd;
+mod prove_cmd;
 mod vm_bench;
 
 use std::process::ExitCode;
@@ -28,6 +29,10 @@ struct Cli {
 enum Command {
     /// List the adapters wgpu sees, their backends and limits, and the one zkgpu would pick.
     Info,
+    /// A Groth16 proof of a real circuit (SHA-256 chain or Poseidon Merkle paths) on the GPU
+    /// and with ark-groth16 on the CPU: same key, witness and randomness; both verified and
+    /// compared, with times and the per-stage breakdown.
+    Prove(prove_cmd::ProveArgs),
     /// One MSM on the GPU and with arkworks on the CPU, checked, with a per-stage breakdown.
     Msm(msm_cmd::MsmArgs),
     /// NTTs (forward, inverse, coset) on the GPU and with ark-poly on the CPU, checked.
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info => info(),
+        Command::Prove(args) => prove_cmd::run(&args),
         Command::Msm(args) => msm_cmd::run(&args),
         Command::Ntt(args) => ntt_cmd::run(&args),
         Command::Bench {
