@@ -295,6 +295,26 @@ pub enum AnyCircuit<F: PrimeField> {
     Merkle(MerklePaths<F>),
 }
 
+impl<F: PrimeField + Absorb> AnyCircuit<F> {
+    /// A circuit of the same shape (same constraints, so the same proving key) with fresh
+    /// random values, and its public inputs.
+    pub fn fresh<R: Rng>(&self, rng: &mut R) -> (Self, Vec<F>) {
+        match self {
+            Self::Sha256(c) => {
+                let c = Sha256Chain::random(c.hashes, rng);
+                let public = c.public_inputs();
+                (Self::Sha256(c), public)
+            }
+            Self::Merkle(c) => {
+                let depth = c.paths.first().map_or(0, |p| p.siblings.len());
+                let c = MerklePaths::random(c.paths.len(), depth, rng);
+                let public = c.public_inputs();
+                (Self::Merkle(c), public)
+            }
+        }
+    }
+}
+
 impl<F: PrimeField + Absorb> ConstraintSynthesizer<F> for AnyCircuit<F> {
     fn generate_constraints(self, cs: ConstraintSystemRef<F>) -> Result<(), SynthesisError> {
         match self {

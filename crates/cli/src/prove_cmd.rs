@@ -11,15 +11,12 @@ use ark_crypto_primitives::sponge::Absorb;
 use ark_ff::UniformRand;
 use ark_groth16::r1cs_to_qap::LibsnarkReduction;
 use ark_groth16::{Groth16, ProvingKey, prepare_verifying_key};
-use ark_relations::gr1cs::{
-    ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, R1CS_PREDICATE_LABEL, SynthesisMode,
-};
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use zkgpu_circuits::{AnyCircuit, Family, count_constraints, sized};
-use zkgpu_groth16::{GpuPairing, GpuProver, ProofTimings};
+use zkgpu_groth16::{GpuPairing, GpuProver, ProofTimings, synthesize};
 use zkgpu_runtime::GpuContext;
 
 type BoxError = Box<dyn std::error::Error>;
@@ -129,6 +126,14 @@ fn secs(s: f64) -> String {
         format!("{:.1} ms", s * 1e3)
     } else {
         format!("{s:.2} s")
+    }
+}
+
+fn ratio(x: f64) -> String {
+    if x < 1.0 {
+        format!("{x:.3}x")
+    } else {
+        format!("{x:.1}x")
     }
 }
 
@@ -248,16 +253,16 @@ where
     let prepared = prover.prepare(&pk)?;
     let prepare_s = step.done("");
 
-    let fresh = |seed: u64| -> Result<_, BoxError> {
+    let fresh = |seed: u64| {
         let mut rng = StdRng::seed_from_u64(seed);
-        let (c, public) = sized::<E::ScalarField, _>(family, k, &mut rng)?;
+        let (c, public) = shape.fresh(&mut rng);
         let r = E::ScalarField::rand(&mut rng);
         let s = E::ScalarField::rand(&mut rng);
-        Ok((c, public, r, s))
+        (c, public, r, s)
     };
 
     let step = Step::new("warm-up proof on the GPU (pipelines are built here)");
-    let (c, public, r, s) = fresh(100)?;
+    let (c, public, r, s) = fresh(100);
     let (proof, _) = prover.prove_with_randomness(&prepared, c, r, s)?;
     step.done("");
     if !Groth16::<E>::verify_proof(&pvk, &proof, &public)? {
@@ -268,7 +273,7 @@ where
     let mut last = None;
     for run in 0..args.runs {
         let step = Step::new(format!("GPU proof {}/{}", run + 1, args.runs));
-        let (c, public, r, s) = fresh(200 + run as u64)?;
+        let (c, public, r, s) = fresh(200 + run as u64);
         let (proof, t) = prover.prove_with_randomness(&prepared, c.clone(), r, s)?;
         step.done("");
         if !Groth16::<E>::verify_proof(&pvk, &proof, &public)? {
@@ -283,25 +288,16 @@ where
 
     // ark-groth16 on the same witness and randomness, synthesis excluded as for the GPU.
     let step = Step::new("CPU proof (ark-groth16, synthesis excluded)");
-    let cs = ConstraintSystem::new_ref();
-    cs.set_optimization_goal(OptimizationGoal::Constraints);
-    cs.set_mode(SynthesisMode::Prove {
-        construct_matrices: true,
-        generate_lc_assignments: false,
-    });
-    c.generate_constraints(cs.clone())?;
-    cs.finalize();
-    let matrices = &cs.to_matrices()?[R1CS_PREDICATE_LABEL];
-    let full = [cs.instance_assignment()?, cs.witness_assignment()?].concat();
+    let syn = synthesize(c)?;
     let t = Instant::now();
     let cpu_proof = Groth16::<E, LibsnarkReduction>::create_proof_with_reduction_and_matrices(
         &pk,
         r,
         s,
-        matrices,
-        cs.num_instance_variables(),
-        cs.num_constraints(),
-        &full,
+        &syn.matrices,
+        syn.num_inputs,
+        syn.num_constraints,
+        &syn.full_assignment,
     )?;
     let cpu_s = t.elapsed().as_secs_f64();
     step.done("");
@@ -350,10 +346,10 @@ where
     );
     println!("|---|---|---|---|");
     println!(
-        "| proof, synthesis excluded | {} | {} | {:.1}x |",
+        "| proof, synthesis excluded | {} | {} | {} |",
         secs(prove_s),
         secs(cpu_s),
-        cpu_s / prove_s
+        ratio(cpu_s / prove_s)
     );
     println!("| key upload (once per key) | {} | | |", secs(prepare_s));
     let pipes = ctx.pipeline_timings();

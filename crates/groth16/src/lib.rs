@@ -13,7 +13,9 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod prover;
 mod qap;
+mod synth;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use prover::{GpuPairing, GpuProver, PreparedProvingKey, ProofTimings, ProveError};
 pub use qap::{GpuReduction, WitnessMapError, gpu_context, gpu_witness_maps, witness_map_gpu};
+pub use synth::{Synthesized, synthesize};

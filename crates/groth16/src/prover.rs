@@ -10,10 +10,7 @@ use ark_ec::pairing::Pairing;
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{UniformRand, Zero};
 use ark_groth16::{Groth16, PreparedVerifyingKey, Proof, ProvingKey, prepare_verifying_key};
-use ark_relations::gr1cs::{
-    ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, R1CS_PREDICATE_LABEL,
-    SynthesisError, SynthesisMode,
-};
+use ark_relations::gr1cs::{ConstraintSynthesizer, SynthesisError};
 use ark_std::rand::{CryptoRng, RngCore};
 use zkgpu_curves::GpuCurve;
 use zkgpu_msm::{GpuMsm, MsmConfig, MsmError, PreparedBases};
@@ -21,6 +18,7 @@ use zkgpu_ntt::{GpuNtt, NttError, NttField};
 use zkgpu_runtime::GpuContext;
 
 use crate::qap::{WitnessMapError, witness_map_gpu};
+use crate::synth::synthesize;
 
 /// A pairing whose groups and scalar field the GPU engines support: BLS12-381 and BLS12-377.
 pub trait GpuPairing: Pairing<ScalarField: NttField> {
@@ -283,19 +281,9 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
     {
         let mut timings = ProofTimings::default();
         let t = Instant::now();
-        let cs = ConstraintSystem::new_ref();
-        cs.set_optimization_goal(OptimizationGoal::Constraints);
-        cs.set_mode(SynthesisMode::Prove {
-            construct_matrices: true,
-            generate_lc_assignments: false,
-        });
-        circuit
-            .generate_constraints(cs.clone())
-            .map_err(ProveError::Synthesis)?;
-        cs.finalize();
-        let num_inputs = cs.num_instance_variables();
-        let num_witness = cs.num_witness_variables();
-        let num_constraints = cs.num_constraints();
+        let syn = synthesize(circuit).map_err(ProveError::Synthesis)?;
+        let (num_inputs, num_constraints) = (syn.num_inputs, syn.num_constraints);
+        let num_witness = syn.num_witness();
         for (what, key, circuit) in [
             ("instance variables", pk.num_inputs, num_inputs),
             ("witness variables", pk.num_witness, num_witness),
@@ -309,28 +297,14 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
                 return Err(ProveError::KeyMismatch { what, key, circuit });
             }
         }
-        let matrices = cs.to_matrices().map_err(ProveError::Synthesis)?;
-        let matrices = matrices
-            .get(R1CS_PREDICATE_LABEL)
-            .ok_or(ProveError::Synthesis(SynthesisError::PredicateNotFound))?;
-        let full_assignment = {
-            let prover = cs
-                .borrow()
-                .ok_or(ProveError::Synthesis(SynthesisError::MissingCS))?;
-            let inst = prover
-                .instance_assignment()
-                .map_err(ProveError::Synthesis)?;
-            let wit = prover.witness_assignment().map_err(ProveError::Synthesis)?;
-            [inst, wit].concat()
-        };
         timings.synthesis = t.elapsed().as_secs_f64();
 
         let t = Instant::now();
         let result = self.assemble(
             pk,
-            matrices,
+            &syn.matrices,
             num_constraints,
-            &full_assignment,
+            &syn.full_assignment,
             r,
             s,
             &mut timings,
@@ -339,7 +313,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             Err(ProveError::Unsatisfied { index, .. }) => {
                 return Err(ProveError::Unsatisfied {
                     index,
-                    name: cs.which_is_unsatisfied().ok().flatten(),
+                    name: syn.cs.which_is_unsatisfied().ok().flatten(),
                 });
             }
             other => other?,
@@ -350,7 +324,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             // arkworks' prepare_inputs multiplies one input at a time; an MSM over the
             // inputs is the same point (hundreds of inputs: 100 ms against 1 ms).
             let gamma_abc = &pk.pvk.vk.gamma_abc_g1;
-            let inputs = &full_assignment[1..num_inputs];
+            let inputs = &syn.full_assignment[1..num_inputs];
             let prepared_inputs =
                 <E::G1 as VariableBaseMSM>::msm_unchecked(&gamma_abc[1..], inputs) + gamma_abc[0];
             let ok =
@@ -380,11 +354,6 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
     ) -> Result<Proof<E>, ProveError> {
         let num_inputs = pk.num_inputs;
         let cfg = MsmConfig::default();
-        let timed = |f: &mut dyn FnMut() -> Result<(), ProveError>| -> Result<f64, ProveError> {
-            let t = Instant::now();
-            f()?;
-            Ok(t.elapsed().as_secs_f64())
-        };
         let matrices: Vec<_> = matrices.iter().collect();
         let quotient = || -> Result<_, ProveError> {
             let t = Instant::now();
@@ -396,34 +365,20 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
                 full,
             ))?;
             let wm = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            let h_acc = self.g1.msm_prepared_blocking(&pk.h, &h, cfg)?;
-            Ok((h_acc, wm, t.elapsed().as_secs_f64()))
+            let (h_acc, th) = timed(|| self.g1.msm_prepared_blocking(&pk.h, &h, cfg))?;
+            Ok((h_acc, wm, th))
         };
         let others = || -> Result<_, ProveError> {
             let assignment = &full[1..];
             let aux = &full[num_inputs..];
-            let (mut a, mut b1, mut b2, mut l) = Default::default();
-            let ta = timed(&mut || {
-                a = self.g1.msm_prepared_blocking(&pk.a, assignment, cfg)?;
-                Ok(())
-            })?;
-            let tb1 = if r.is_zero() {
-                0.0
+            let (a, ta) = timed(|| self.g1.msm_prepared_blocking(&pk.a, assignment, cfg))?;
+            let (b1, tb1) = if r.is_zero() {
+                (E::G1::zero(), 0.0)
             } else {
-                timed(&mut || {
-                    b1 = self.g1.msm_prepared_blocking(&pk.b_g1, assignment, cfg)?;
-                    Ok(())
-                })?
+                timed(|| self.g1.msm_prepared_blocking(&pk.b_g1, assignment, cfg))?
             };
-            let tl = timed(&mut || {
-                l = self.g1.msm_prepared_blocking(&pk.l, aux, cfg)?;
-                Ok(())
-            })?;
-            let tb2 = timed(&mut || {
-                b2 = self.g2.msm_prepared_blocking(&pk.b_g2, assignment, cfg)?;
-                Ok(())
-            })?;
+            let (l, tl) = timed(|| self.g1.msm_prepared_blocking(&pk.l, aux, cfg))?;
+            let (b2, tb2) = timed(|| self.g2.msm_prepared_blocking(&pk.b_g2, assignment, cfg))?;
             Ok(((a, b1, b2, l), (ta, tb1, tb2, tl)))
         };
         let (quotient, others) = if self.overlap {
@@ -463,4 +418,11 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             c: g_c.into_affine(),
         })
     }
+}
+
+/// `f()` and its wall time in seconds.
+fn timed<T>(f: impl FnOnce() -> Result<T, MsmError>) -> Result<(T, f64), MsmError> {
+    let t = Instant::now();
+    let v = f()?;
+    Ok((v, t.elapsed().as_secs_f64()))
 }

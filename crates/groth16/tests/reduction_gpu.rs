@@ -10,13 +10,10 @@ use ark_ff::{Field, PrimeField, UniformRand};
 use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_groth16::{Groth16, prepare_verifying_key};
 use ark_poly::GeneralEvaluationDomain;
-use ark_relations::gr1cs::{
-    ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, R1CS_PREDICATE_LABEL,
-    SynthesisError, SynthesisMode,
-};
+use ark_relations::gr1cs::SynthesisError;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
-use zkgpu_groth16::GpuReduction;
+use zkgpu_groth16::{GpuReduction, synthesize};
 
 fn witness_maps_agree<F: PrimeField>(seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -33,35 +30,17 @@ fn witness_maps_agree<F: PrimeField>(seed: u64) {
             steps,
             (0..extra).map(|_| F::rand(&mut rng)).collect(),
         );
-        let cs = ConstraintSystem::<F>::new_ref();
-        cs.set_optimization_goal(OptimizationGoal::Constraints);
-        cs.set_mode(SynthesisMode::Prove {
-            construct_matrices: true,
-            generate_lc_assignments: false,
-        });
-        circuit.generate_constraints(cs.clone()).unwrap();
-        cs.finalize();
-        assert!(cs.is_satisfied().unwrap());
-        let matrices = &cs.to_matrices().unwrap()[R1CS_PREDICATE_LABEL];
-        let assignment = [
-            cs.instance_assignment().unwrap(),
-            cs.witness_assignment().unwrap(),
-        ]
-        .concat();
-        let (ni, nc) = (cs.num_instance_variables(), cs.num_constraints());
+        let syn = synthesize(circuit).unwrap();
+        assert!(syn.cs.is_satisfied().unwrap());
+        let (matrices, assignment) = (&syn.matrices, &syn.full_assignment);
+        let (ni, nc) = (syn.num_inputs, syn.num_constraints);
         let want = LibsnarkReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
-            matrices,
-            ni,
-            nc,
-            &assignment,
+            matrices, ni, nc, assignment,
         )
         .unwrap();
         let runs = zkgpu_groth16::gpu_witness_maps();
         let got = GpuReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
-            matrices,
-            ni,
-            nc,
-            &assignment,
+            matrices, ni, nc, assignment,
         )
         .unwrap();
         assert!(got == want, "{steps} steps, {extra} extra inputs");
@@ -133,14 +112,7 @@ fn unsatisfied_is_an_error() {
     type F = ark_bls12_381::Fr;
     let mut circuit = Chain::new(F::from(3u64), 40, vec![]);
     circuit.corrupt = Some(5);
-    let cs = ConstraintSystem::<F>::new_ref();
-    cs.set_optimization_goal(OptimizationGoal::Constraints);
-    cs.set_mode(SynthesisMode::Prove {
-        construct_matrices: true,
-        generate_lc_assignments: false,
-    });
-    circuit.generate_constraints(cs.clone()).unwrap();
-    cs.finalize();
+    let cs = synthesize(circuit).unwrap().cs;
     assert!(!cs.is_satisfied().unwrap());
     let got = GpuReduction::witness_map::<F, GeneralEvaluationDomain<F>>(cs);
     assert!(matches!(got, Err(SynthesisError::Unsatisfiable)), "{got:?}");

@@ -1,0 +1,56 @@
+//! Constraint synthesis as ark-groth16's prover does it.
+
+use ark_ff::PrimeField;
+use ark_relations::gr1cs::{
+    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, Matrix, OptimizationGoal,
+    R1CS_PREDICATE_LABEL, SynthesisError, SynthesisMode,
+};
+
+/// A synthesized circuit: what a Groth16 prover needs of it.
+#[derive(Debug)]
+pub struct Synthesized<F: PrimeField> {
+    /// The constraint system (for `which_is_unsatisfied` and the like).
+    pub cs: ConstraintSystemRef<F>,
+    /// The R1CS matrices A, B, C.
+    pub matrices: Vec<Matrix<F>>,
+    /// `[1, public inputs..., witness...]`.
+    pub full_assignment: Vec<F>,
+    /// Instance variables, the constant one included.
+    pub num_inputs: usize,
+    /// Constraints.
+    pub num_constraints: usize,
+}
+
+impl<F: PrimeField> Synthesized<F> {
+    /// Witness variables.
+    pub fn num_witness(&self) -> usize {
+        self.full_assignment.len() - self.num_inputs
+    }
+}
+
+/// Synthesizes `circuit` as `Groth16::create_proof_with_reduction` does (optimized for
+/// constraints, matrices built, linear combinations inlined).
+pub fn synthesize<F: PrimeField>(
+    circuit: impl ConstraintSynthesizer<F>,
+) -> Result<Synthesized<F>, SynthesisError> {
+    let cs = ConstraintSystem::new_ref();
+    cs.set_optimization_goal(OptimizationGoal::Constraints);
+    cs.set_mode(SynthesisMode::Prove {
+        construct_matrices: true,
+        generate_lc_assignments: false,
+    });
+    circuit.generate_constraints(cs.clone())?;
+    cs.finalize();
+    let matrices = cs
+        .to_matrices()?
+        .remove(R1CS_PREDICATE_LABEL)
+        .ok_or(SynthesisError::PredicateNotFound)?;
+    let full_assignment = [cs.instance_assignment()?, cs.witness_assignment()?].concat();
+    Ok(Synthesized {
+        num_inputs: cs.num_instance_variables(),
+        num_constraints: cs.num_constraints(),
+        cs,
+        matrices,
+        full_assignment,
+    })
+}
