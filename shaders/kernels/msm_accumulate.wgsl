@@ -24,11 +24,13 @@ struct AccumulateParams {
     windows: u32,
     buckets: u32,
     chunk: u32,
-    // msm_combine_chunks: the `add` entry point.
+    // msm_combine_chunks: the `add` entry point, the distance between the partial sums it
+    // adds (group^level), the group size of a level, and the mode: 0 sums each bucket's
+    // partials into bucket_sums, 1 runs one level of the tree over large buckets' chunks.
     entry_add: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    stride: u32,
+    group: u32,
+    level_mode: u32,
 }
 
 override WORKGROUP_SIZE: u32 = 64u;
@@ -44,6 +46,8 @@ override WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(9) var<storage, read> chunk_offsets: array<u32>;
 @group(0) @binding(10) var<storage, read> chunk_counts: array<u32>;
 @group(0) @binding(11) var<storage, read_write> partials: array<u32>;
+// Chunks in accumulation order: (bucket slot + 1, chunk index) pairs, (0, 0) past the last.
+@group(0) @binding(12) var<storage, read> chunk_order: array<u32>;
 
 fn load_base(offset: u32) -> Fe {
     var w: array<u32, FE_WORDS>;
@@ -77,33 +81,23 @@ fn store_sum(offset: u32, x: Fe) {
 
 // Load balancing: every bucket is cut into chunks of at most `chunk` entries, and one
 // invocation sums one chunk, so a bucket holding most points (equal scalars, 0/1 witnesses)
-// is summed by many invocations. Invocation q of window w finds its bucket by binary search
-// over the window's chunk offsets.
+// is summed by many invocations. Invocation j takes the j-th chunk of `chunk_order`
+// (msm_chunk_order in msm_buckets.wgsl: chunks sorted by size, largest first), so the lanes
+// of a warp run loops of about the same length; its partial sum goes to the chunk's position
+// in its bucket's run of chunks.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j = gid.x + gid.y * ap.row_stride;
     if (j >= ap.windows * ap.cap) {
         return;
     }
-    let w = j / ap.cap;
-    let pos = j;
-    let row = w * ap.buckets;
-    // Last bucket b with chunk_offsets[row + b] <= pos (empty buckets share the next offset).
-    var lo = 0u;
-    var hi = ap.buckets;
-    for (var it = 0u; it < 32u && hi - lo > 1u; it++) {
-        let mid = (lo + hi) / 2u;
-        if (chunk_offsets[row + mid] <= pos) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let slot = row + lo;
-    let ci = pos - chunk_offsets[slot];
-    if (chunk_offsets[slot] > pos || ci >= chunk_counts[slot]) {
+    let tagged = chunk_order[2u * j];
+    if (tagged == 0u) {
         return;
     }
+    let slot = tagged - 1u;
+    let ci = chunk_order[2u * j + 1u];
+    let pos = chunk_offsets[slot] + ci;
     vm_consts = ap.consts;
     let first = offsets[slot] + ci * ap.chunk;
     let size = min(ap.chunk, sizes[slot] - ci * ap.chunk);
@@ -135,44 +129,84 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// One invocation per bucket: the sum of its chunks' partial sums (a copy for one chunk, the
-// identity for none). Loops count to the bucket's chunk count.
+// Sums of chunk partials. Mode 0, one invocation per bucket: the sum of its partials into
+// bucket_sums (a copy for one, the identity for none). Mode 1, one level of a tree for
+// buckets of many chunks, one invocation per entry of chunk_order: the partials of a bucket
+// still to be added sit `stride` apart (stride = group^level), and the invocation of chunk
+// index q (a multiple of stride x group) adds the `group` of them from q on and writes the sum
+// in place of the first. Mode 0 then adds the ceil(count / stride) partials that are left.
+// Loops count to those counts.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let slot = gid.x + gid.y * ap.row_stride;
-    if (slot >= ap.windows * ap.buckets) {
-        return;
+    let j = gid.x + gid.y * ap.row_stride;
+    let stride = ap.stride;
+    var slot = j;
+    var q = 0u;
+    var m = 0u;
+    if (ap.level_mode == 0u) {
+        if (j >= ap.windows * ap.buckets) {
+            return;
+        }
+        m = (chunk_counts[slot] + stride - 1u) / stride;
+    } else {
+        if (j >= ap.windows * ap.cap) {
+            return;
+        }
+        let tagged = chunk_order[2u * j];
+        if (tagged == 0u) {
+            return;
+        }
+        slot = tagged - 1u;
+        let ci = chunk_order[2u * j + 1u];
+        if (ci % (stride * ap.group) != 0u) {
+            return;
+        }
+        q = ci / stride;
+        let left = (chunk_counts[slot] + stride - 1u) / stride;
+        m = min(ap.group, left - q);
+        if (m <= 1u) {
+            return;
+        }
     }
     vm_consts = ap.consts;
     let first = chunk_offsets[slot];
-    let count = chunk_counts[slot];
     let acc = ap.acc_regs;
-    if (count == 1u) {
+    if (ap.level_mode == 0u && m == 1u) {
         for (var r = 0u; r < acc; r++) {
             store_sum((slot * acc + r) * FE_WORDS, load_partial((first * acc + r) * FE_WORDS));
         }
         return;
     }
-    // Step 0: identity; step k > 0: acc += partial k - 1.
-    for (var k = 0u; k <= count; k++) {
+    // Step 0: identity; step k > 0: acc += partial q + k - 1.
+    for (var k = 0u; k <= m; k++) {
         var entry_pc = ap.entry_identity;
         if (k > 0u) {
             entry_pc = ap.entry_add;
+            let at = first + (q + k - 1u) * stride;
             for (var r = 0u; r < acc; r++) {
-                regs[acc + r] = load_partial(((first + k - 1u) * acc + r) * FE_WORDS);
+                regs[acc + r] = load_partial((at * acc + r) * FE_WORDS);
             }
         }
         vm_run(entry_pc);
     }
-    for (var r = 0u; r < acc; r++) {
-        store_sum((slot * acc + r) * FE_WORDS, regs[r]);
+    if (ap.level_mode == 0u) {
+        for (var r = 0u; r < acc; r++) {
+            store_sum((slot * acc + r) * FE_WORDS, regs[r]);
+        }
+    } else {
+        let at = first + q * stride;
+        for (var r = 0u; r < acc; r++) {
+            store_partial((at * acc + r) * FE_WORDS, regs[r]);
+        }
     }
 }
 
-// Bucket reduction, phase 1: one invocation per segment of `seg_len` consecutive buckets of a
-// window. With running sums from the top bucket down it computes the segment's plain sum
-// R = sum_b B_b and its weighted sum S = sum_b (b - lo + 1) B_b; the window's total
-// sum_b b B_b is then sum_t S_t + (lo_t - 1) R_t (docs/msm.md). Loops count to uniforms.
+// Bucket reduction: one invocation per segment of `seg_len` consecutive buckets
+// lo..hi - 1 of a window. With running sums from the top bucket down it computes the plain
+// sum R = sum_b B_b and the weighted sum S = sum_b (b - lo + 1) B_b, then by double-and-add
+// M = (lo - 1) R, and writes G = S + M = sum_b b B_b: the window's total is the plain sum of
+// its segments' G, which msm_combine_chunks adds up in a few tree levels (docs/msm.md).
+// Loops count to uniforms and to the bit length of lo - 1.
 
 struct ReduceParams {
     // Segments over all windows (windows x segments per window).
@@ -187,7 +221,7 @@ struct ReduceParams {
     // Segments per window, and buckets per segment.
     segments: u32,
     seg_len: u32,
-    _pad0: u32,
+    entry_dbl: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -197,6 +231,7 @@ struct ReduceParams {
 
 var<private> run_acc: array<Fe, 8>;
 var<private> sum_acc: array<Fe, 8>;
+var<private> mul_acc: array<Fe, 8>;
 
 fn load_sum(offset: u32) -> Fe {
     var w: array<u32, FE_WORDS>;
@@ -225,14 +260,24 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
     let t = j % rp.segments;
     let lo = min(1u + t * rp.seg_len, rp.buckets);
     let hi = min(lo + rp.seg_len, rp.buckets);
-    // Step 0: both sums start at the identity. Odd step 2i+1: running += B_b for the i-th
-    // bucket from the top; even step 2i+2: sum += running. One vm_run call site.
-    let steps = 2u * (hi - lo);
+    let m = lo - 1u;
+    // Bits of m: the top one makes M = R, each lower one a doubling and, when set, an add.
+    let nb = 32u - countLeadingZeros(m);
+    // Step 0: R and S start at the identity. Odd step 2i+1 < 2(hi-lo)+1: R += B_b for the
+    // i-th bucket from the top; even step 2i+2: S += R. Then two steps per bit of m below the
+    // top one (M = 2M; M += R if the bit is set), and last S + M. One vm_run call site.
+    let runs = 2u * (hi - lo);
+    let muls = 2u * nb;
+    let steps = runs + muls + 1u;
     for (var k = 0u; k <= steps; k++) {
         var entry_pc = rp.entry_identity;
-        if (k > 0u) {
+        var run = true;
+        // Where the result goes: 0 both sums (step 0), 1 R, 2 S, 3 M.
+        var dest = 0u;
+        if (k > 0u && k <= runs) {
             entry_pc = rp.entry_add;
             if ((k & 1u) == 1u) {
+                dest = 1u;
                 let b = hi - 1u - (k - 1u) / 2u;
                 let base = (w * rp.buckets + b) * acc;
                 for (var r = 0u; r < acc; r++) {
@@ -240,25 +285,67 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
                     regs[acc + r] = load_sum((base + r) * FE_WORDS);
                 }
             } else {
+                dest = 2u;
                 for (var r = 0u; r < acc; r++) {
                     regs[r] = sum_acc[r];
                     regs[acc + r] = run_acc[r];
                 }
             }
-        }
-        vm_run(entry_pc);
-        for (var r = 0u; r < acc; r++) {
-            if (k == 0u || (k & 1u) == 1u) {
-                run_acc[r] = regs[r];
+        } else if (k > runs && k <= runs + muls) {
+            dest = 3u;
+            let q = k - runs - 1u;
+            let bit = nb - 1u - q / 2u;
+            if (bit == nb - 1u) {
+                // The top bit: M = R.
+                run = false;
+                if ((q & 1u) == 0u) {
+                    for (var r = 0u; r < acc; r++) {
+                        mul_acc[r] = run_acc[r];
+                    }
+                }
+            } else if ((q & 1u) == 0u) {
+                entry_pc = rp.entry_dbl;
+                for (var r = 0u; r < acc; r++) {
+                    regs[r] = mul_acc[r];
+                }
+            } else if (((m >> bit) & 1u) == 1u) {
+                entry_pc = rp.entry_add;
+                for (var r = 0u; r < acc; r++) {
+                    regs[r] = mul_acc[r];
+                    regs[acc + r] = run_acc[r];
+                }
+            } else {
+                run = false;
             }
-            if (k == 0u || (k & 1u) == 0u) {
-                sum_acc[r] = regs[r];
+        } else if (k > 0u) {
+            // Last: G = S + M; nothing to add when m = 0.
+            if (nb == 0u) {
+                run = false;
+            } else {
+                entry_pc = rp.entry_add;
+                dest = 2u;
+                for (var r = 0u; r < acc; r++) {
+                    regs[r] = sum_acc[r];
+                    regs[acc + r] = mul_acc[r];
+                }
+            }
+        }
+        if (run) {
+            vm_run(entry_pc);
+            for (var r = 0u; r < acc; r++) {
+                if (dest == 0u || dest == 1u) {
+                    run_acc[r] = regs[r];
+                }
+                if (dest == 0u || dest == 2u) {
+                    sum_acc[r] = regs[r];
+                }
+                if (dest == 3u) {
+                    mul_acc[r] = regs[r];
+                }
             }
         }
     }
-    // Output: S_t then R_t, each `acc` registers.
     for (var r = 0u; r < acc; r++) {
-        store_seg(((2u * j) * acc + r) * FE_WORDS, sum_acc[r]);
-        store_seg(((2u * j + 1u) * acc + r) * FE_WORDS, run_acc[r]);
+        store_seg((j * acc + r) * FE_WORDS, sum_acc[r]);
     }
 }

@@ -6,7 +6,12 @@
 //   msm_scatter  one invocation per scalar: writes point index | sign << 31 into its bucket's
 //                next free slot for every window;
 //   msm_chunk_counts  one invocation per bucket: how many chunks of at most `chunk` entries
-//                the bucket splits into (load balancing; msm_scan then gives chunk offsets).
+//                the bucket splits into (load balancing; msm_scan then gives chunk offsets),
+//                and a histogram of chunk sizes (largest first);
+//   msm_chunk_order   one invocation per bucket: lists its chunks as (bucket + 1, chunk index)
+//                pairs sorted by size, largest first (a counting sort over the histogram's
+//                prefix sums), so that the lanes of a warp accumulate chunks of about equal
+//                length.
 // A counting sort: buckets end up as contiguous runs of `entries` (CSR), in no fixed order
 // inside a bucket. Scalars are canonical integers below 2^256, 8 little-endian u32 words each.
 // Every loop counts up to a uniform or a constant.
@@ -24,8 +29,9 @@ struct BucketParams {
     buckets: u32,
     // Entries per accumulation chunk (msm_chunk_counts).
     chunk: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // Chunk sizes per histogram bin: a chunk of s entries has key (chunk - s) / key_div.
+    key_div: u32,
+    _pad: u32,
 }
 
 override WORKGROUP_SIZE: u32 = 64u;
@@ -37,6 +43,8 @@ const SCAN_THREADS: u32 = 256u;
 @group(0) @binding(3) var<storage, read_write> offsets: array<u32>;
 @group(0) @binding(4) var<storage, read_write> entries: array<u32>;
 @group(0) @binding(5) var<uniform> bp: BucketParams;
+// The chunk-size histogram (msm_chunk_counts), or the cursors of its bins (msm_chunk_order).
+@group(0) @binding(6) var<storage, read_write> chunk_bins: array<atomic<u32>>;
 
 // Bits [w c, w c + c) of scalar i.
 fn window_bits(i: u32, w: u32) -> u32 {
@@ -130,13 +138,56 @@ fn msm_scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
+// Histogram bin of a chunk of `size` entries: the largest chunks get bin 0.
+fn chunk_key(size: u32) -> u32 {
+    return (bp.chunk - size) / bp.key_div;
+}
+
 // Binding 2 holds the bucket sizes (the scatter's cursors end equal to them), binding 3 the
-// chunk counts.
+// chunk counts, binding 6 the chunk-size histogram.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_chunk_counts(@builtin(global_invocation_id) gid: vec3<u32>) {
     let slot = gid.x + gid.y * bp.row_stride;
     if (slot >= bp.windows * bp.buckets) {
         return;
     }
-    offsets[slot] = (atomicLoad(&counts[slot]) + bp.chunk - 1u) / bp.chunk;
+    let size = atomicLoad(&counts[slot]);
+    let full = size / bp.chunk;
+    let rest = size % bp.chunk;
+    offsets[slot] = full + select(0u, 1u, rest != 0u);
+    if (full != 0u) {
+        atomicAdd(&chunk_bins[chunk_key(bp.chunk)], full);
+    }
+    if (rest != 0u) {
+        atomicAdd(&chunk_bins[chunk_key(rest)], 1u);
+    }
+}
+
+// Binding 2 holds the bucket sizes, binding 3 the histogram's exclusive prefix sums (the
+// first position of each bin), binding 6 zeroed bin cursors, binding 4 the output: chunk
+// positions as (slot + 1, chunk index) pairs; unused positions stay (0, 0). A bucket's full
+// chunks come first, in one block of the largest bin.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_chunk_order(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let slot = gid.x + gid.y * bp.row_stride;
+    if (slot >= bp.windows * bp.buckets) {
+        return;
+    }
+    let size = atomicLoad(&counts[slot]);
+    let full = size / bp.chunk;
+    let rest = size % bp.chunk;
+    if (full != 0u) {
+        let key = chunk_key(bp.chunk);
+        let first = offsets[key] + atomicAdd(&chunk_bins[key], full);
+        for (var q = 0u; q < full; q++) {
+            entries[2u * (first + q)] = slot + 1u;
+            entries[2u * (first + q) + 1u] = q;
+        }
+    }
+    if (rest != 0u) {
+        let key = chunk_key(rest);
+        let at = offsets[key] + atomicAdd(&chunk_bins[key], 1u);
+        entries[2u * at] = slot + 1u;
+        entries[2u * at + 1u] = full;
+    }
 }

@@ -51,10 +51,10 @@ pub struct MsmArgs {
     /// Window width in bits [default: from n].
     #[arg(long)]
     window_bits: Option<u32>,
-    /// Bucket-reduction segments per window [default: min(2^(c-1), 256)].
+    /// Bucket-reduction segments per window [default: about 16384 / windows].
     #[arg(long)]
     reduce_segments: Option<u32>,
-    /// Most entries one invocation accumulates [default: about sqrt(n)].
+    /// Most entries one invocation accumulates [default: 4 n / 2^(c-1), at least 32].
     #[arg(long)]
     chunk: Option<u32>,
     /// Timed GPU runs after a warm-up; the median is reported.

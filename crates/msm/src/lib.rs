@@ -12,7 +12,7 @@
 mod digits;
 
 use ark_ec::AdditiveGroup;
-use ark_ff::{BigInteger, PrimeField, Zero};
+use ark_ff::{PrimeField, Zero};
 use rayon::prelude::*;
 use zkgpu_curves::{GpuCurve, decode_projective, encode_affine};
 use zkgpu_limbs::encode_slice;
@@ -50,19 +50,31 @@ pub struct MsmConfig {
     /// Window width `c` in bits, 2..=16 (default: from `n`, see [`default_window_bits`]).
     pub window_bits: Option<u32>,
     /// Segments per window of the GPU bucket reduction, a power of two up to the window's
-    /// `2^(c-1)` buckets (default: as many as that, at most 256). The host combines
-    /// `2 x segments` points per window.
+    /// `2^(c-1)` buckets (default: [`default_reduce_segments`]). One invocation per segment
+    /// weights its buckets; the GPU then sums each window's segments in a tree.
     pub reduce_segments: Option<u32>,
     /// Most entries one invocation adds during bucket accumulation; larger buckets are split
     /// into chunks summed in parallel (default: from `n`, see [`default_chunk`]).
     pub chunk: Option<u32>,
 }
 
-/// The default accumulation chunk for `n` points: about `sqrt(n)` (at least 32), which bounds
-/// the serial work of a bucket holding every point by about `2 sqrt(n)` additions.
-pub fn default_chunk(n: usize) -> u32 {
-    let bits = usize::BITS - n.max(1).leading_zeros();
-    (1u32 << bits.div_ceil(2)).max(32)
+/// The default accumulation chunk for `n` points and windows of `c` bits: four times the
+/// mean bucket size `n / 2^(c-1)`, at least 32. Short chunks bound the longest serial chain
+/// (the top window of uniform scalars has few, large buckets; 0/1 witnesses put most points in
+/// one bucket), and the chunks of a large bucket are summed by a tree (`CHUNK_GROUP`).
+pub fn default_chunk(n: usize, c: u32) -> u32 {
+    let mean = n.div_ceil(1 << (c - 1));
+    u32::try_from(4 * mean).unwrap_or(u32::MAX).max(32)
+}
+
+/// The default number of reduction segments per window of `per_window` buckets, `windows`
+/// windows: about 16,384 segments in all (a power of two per window, at most one per
+/// bucket). The reduction is latency-bound: each invocation's chain of running sums and its
+/// double-and-add are serial, so the segment count is its parallelism; on the H100 this beat
+/// both halving and doubling it at 2^16 and 2^20 points (docs/PERFORMANCE.md).
+pub fn default_reduce_segments(per_window: u32, windows: u32) -> u32 {
+    let target = (16_384 / windows.max(1)).max(1);
+    (1u32 << (31 - target.leading_zeros())).min(per_window)
 }
 
 /// The default window width for `n` points: about `ln n`, as arkworks chooses, within 2..=16,
@@ -81,8 +93,20 @@ pub fn default_window_bits(n: usize) -> u32 {
 
 const WORKGROUP_SIZE: u32 = 64;
 
-/// GPU stages of one MSM (timestamp pairs).
-const STAGES: usize = 8;
+/// Bins of the chunk-size histogram that orders chunks for accumulation (at most; one per
+/// size when `chunk` is at most this).
+const CHUNK_BINS: u32 = 1024;
+
+/// Segment sums per window that the host adds up; the GPU sums larger sets in groups of
+/// [`TREE_GROUP`] first.
+const HOST_SUMS: u32 = 64;
+const TREE_GROUP: u32 = 16;
+
+/// Chunk partial sums of one bucket that one invocation adds per tree level.
+const CHUNK_GROUP: u32 = 16;
+
+/// MSM shapes whose working buffers an engine keeps.
+pub const SCRATCH_POOL: usize = 4;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -93,7 +117,8 @@ struct BucketParams {
     windows: u32,
     buckets: u32,
     chunk: u32,
-    _pad: [u32; 2],
+    key_div: u32,
+    _pad: u32,
 }
 
 #[repr(C)]
@@ -108,7 +133,8 @@ struct ReduceParams {
     buckets: u32,
     segments: u32,
     seg_len: u32,
-    _pad: [u32; 3],
+    entry_dbl: u32,
+    _pad: [u32; 2],
 }
 
 #[repr(C)]
@@ -127,7 +153,9 @@ struct AccumulateParams {
     buckets: u32,
     chunk: u32,
     entry_add: u32,
-    _pad: [u32; 3],
+    stride: u32,
+    group: u32,
+    level_mode: u32,
 }
 
 /// Where the time of one MSM went (seconds). GPU stages come from timestamp queries where the
@@ -189,11 +217,15 @@ pub struct GpuMsm<'c, C: GpuCurve> {
     ctx: &'c GpuContext,
     code: wgpu::Buffer,
     consts: u32,
-    entries: [u32; 3],
+    entries: [u32; 4],
     /// Composed once: the pipeline cache is keyed by module name, but composing copies the
     /// shader text.
     buckets_module: zkgpu_shaders::Composed,
     accumulate_module: zkgpu_shaders::Composed,
+    /// Working buffers of recent MSM shapes, reused (allocation and first-use clearing of
+    /// ~0.5 GB at 2^20 cost about 20 ms a call). A call takes one out while it runs, so
+    /// concurrent calls of one shape get their own.
+    scratch: std::sync::Mutex<Vec<Scratch>>,
     _curve: std::marker::PhantomData<C>,
 }
 
@@ -212,9 +244,15 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             ctx,
             code: ctx.storage_buffer(&format!("{} msm program", C::ID), &words)?,
             consts,
-            entries: [entry("identity")?, entry("madd")?, entry("add")?],
+            entries: [
+                entry("identity")?,
+                entry("madd")?,
+                entry("add")?,
+                entry("dbl")?,
+            ],
             buckets_module: msm_buckets(),
             accumulate_module: msm_accumulate(C::SHADER),
+            scratch: std::sync::Mutex::new(Vec::new()),
             _curve: std::marker::PhantomData,
         })
     }
@@ -280,221 +318,195 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         if n == 0 {
             return Ok((C::Projective::zero(), timings));
         }
-        let c = config.window_bits.unwrap_or_else(|| default_window_bits(n));
-        if !(2..=16).contains(&c) {
-            return Err(MsmError::Config(format!(
-                "window_bits {c} is outside 2..=16"
-            )));
-        }
-        let n32 =
-            u32::try_from(n).map_err(|_| MsmError::Config(format!("{n} points exceed 2^32")))?;
-        let bits = C::Scalar::MODULUS_BIT_SIZE;
-        let windows = window_count(bits, c);
-        let buckets = (1u32 << (c - 1)) + 1;
-        let slots = windows * buckets;
-        let per_window = buckets - 1;
-        let segments = config.reduce_segments.unwrap_or(per_window.min(256));
-        if !segments.is_power_of_two() || segments > per_window {
-            return Err(MsmError::Config(format!(
-                "reduce_segments {segments} must be a power of two up to {per_window}"
-            )));
-        }
-        let seg_len = per_window / segments;
-        timings.window_bits = c;
-        timings.segments = segments;
+        let shape = Shape::new::<C>(n, config)?;
+        timings.window_bits = shape.c;
+        timings.segments = shape.segments;
+        timings.chunk = shape.chunk;
         let t = web_time::Instant::now();
         let words = scalar_words(&scalars[..n]);
         timings.host_scalars = t.elapsed().as_secs_f64();
         let t = web_time::Instant::now();
         let ctx = self.ctx;
-
-        let bucket_mod = &self.buckets_module;
-        let p_digits = ctx
-            .pipeline(bucket_mod, "msm_digits", Checks::Default, &[])
-            .await?;
-        let p_scan = ctx
-            .pipeline(bucket_mod, "msm_scan", Checks::Default, &[])
-            .await?;
-        let p_scatter = ctx
-            .pipeline(bucket_mod, "msm_scatter", Checks::Default, &[])
-            .await?;
-        let p_chunks = ctx
-            .pipeline(bucket_mod, "msm_chunk_counts", Checks::Default, &[])
-            .await?;
-        let acc_mod = &self.accumulate_module;
-        // The VM's loops end (forward jumps only, HALT); the kernel's loops count to bucket
-        // sizes and uniforms: see shaders/kernels/msm_accumulate.wgsl.
-        let p_acc = ctx
-            .pipeline(acc_mod, "msm_bucket_accumulate", Checks::TrustedLoops, &[])
-            .await?;
-        let p_combine = ctx
-            .pipeline(acc_mod, "msm_combine_chunks", Checks::TrustedLoops, &[])
-            .await?;
-        let p_reduce = ctx
-            .pipeline(acc_mod, "msm_reduce_segments", Checks::TrustedLoops, &[])
-            .await?;
-
+        let p = self.pipelines().await?;
+        let taken = {
+            let mut pool = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+            pool.iter()
+                .position(|s| s.shape == shape)
+                .map(|k| pool.remove(k))
+        };
+        let s = match taken {
+            Some(s) => s,
+            None => self.scratch_for(shape)?,
+        };
+        ctx.queue()
+            .write_buffer(&s.scalars, 0, bytemuck::cast_slice(&words));
+        drop(words);
+        let Shape {
+            n: n32,
+            windows,
+            slots,
+            chunk_slots,
+            ..
+        } = shape;
         let max = ctx.limits().max_compute_workgroups_per_dimension;
-        let (sx, sy, stride) = grid(n32, WORKGROUP_SIZE, max);
-        let scalars_buf = ctx.storage_buffer("msm scalars", &words)?;
-        let digits = ctx.storage_zeroed("msm digits", u64::from(windows) * u64::from(n32) * 4)?;
-        let counts = ctx.storage_zeroed("msm bucket sizes", u64::from(slots) * 4)?;
-        let cursors = ctx.storage_zeroed("msm bucket cursors", u64::from(slots) * 4)?;
-        let offsets = ctx.storage_zeroed("msm bucket offsets", u64::from(slots) * 4)?;
-        let entries = ctx.storage_zeroed("msm entries", u64::from(windows) * u64::from(n32) * 4)?;
-        let acc_words = C::acc_words() as u64;
-        let sums = ctx.storage_zeroed("msm bucket sums", u64::from(slots) * acc_words * 4)?;
-        let chunk = config.chunk.unwrap_or_else(|| default_chunk(n));
-        if chunk == 0 {
-            return Err(MsmError::Config("chunk must be at least 1".into()));
-        }
-        // Chunks per window: sum_b ceil(s_b / L) <= n / L + (non-empty buckets).
-        let cap = n32.div_ceil(chunk) + buckets;
-        let chunk_slots = u32::try_from(u64::from(windows) * u64::from(cap))
-            .map_err(|_| MsmError::Config(format!("{windows} x {cap} chunks exceed 2^32")))?;
-        timings.chunk = chunk;
-        let bucket_params = |base: u32, row_stride: u32| BucketParams {
-            n: base,
-            row_stride,
-            c,
-            windows,
-            buckets,
-            chunk,
-            _pad: [0; 2],
-        };
-        let bparams = ctx.uniform_buffer("msm bucket params", &bucket_params(n32, stride));
-        let (cx, cy, cstride) = grid(slots, WORKGROUP_SIZE, max);
-        let ccparams = ctx.uniform_buffer("msm chunk count params", &bucket_params(n32, cstride));
-        // The chunk scan: window w's chunks start at w * cap.
-        let csparams = ctx.uniform_buffer("msm chunk scan params", &bucket_params(cap, stride));
-        let chunk_counts = ctx.storage_zeroed("msm chunk counts", u64::from(slots) * 4)?;
-        let chunk_offsets = ctx.storage_zeroed("msm chunk offsets", u64::from(slots) * 4)?;
-        let partials = ctx.storage_zeroed(
-            "msm chunk sums",
-            u64::from(chunk_slots) * C::acc_words() as u64 * 4,
-        )?;
-        let (ax, ay, astride) = grid(chunk_slots, WORKGROUP_SIZE, max);
-        let acc_regs = 4 * C::DEGREE as u32;
-        let accumulate = AccumulateParams {
-            cap,
-            row_stride: astride,
-            consts: self.consts,
-            entry_identity: self.entries[0],
-            entry_madd: self.entries[1],
-            neg_reg: (C::AFFINE_NEG_COORD * C::DEGREE) as u32,
-            acc_regs,
-            affine_regs: 2 * C::DEGREE as u32,
-            neg_regs: C::DEGREE as u32,
-            windows,
-            buckets,
-            chunk,
-            entry_add: self.entries[2],
-            _pad: [0; 3],
-        };
-        let aparams = ctx.uniform_buffer("msm accumulate params", &accumulate);
-        let (mx, my, mstride) = grid(slots, WORKGROUP_SIZE, max);
-        let mparams = ctx.uniform_buffer(
-            "msm combine params",
-            &AccumulateParams {
-                row_stride: mstride,
-                ..accumulate
-            },
-        );
+        let (sx, sy, _) = grid(n32, WORKGROUP_SIZE, max);
+        let (cx, cy, _) = grid(slots, WORKGROUP_SIZE, max);
+        let (ax, ay, _) = grid(chunk_slots, WORKGROUP_SIZE, max);
+        let (rx, ry, _) = grid(windows * shape.segments, WORKGROUP_SIZE, max);
         // Layouts derived from the shaders hold only the bindings each entry point uses.
         let bg_digits = ctx.bind_group(
-            &p_digits,
-            &[(0, &scalars_buf), (1, &digits), (2, &counts), (5, &bparams)],
-        );
-        let bg_scan = ctx.bind_group(&p_scan, &[(2, &counts), (3, &offsets), (5, &bparams)]);
-        let bg_scatter = ctx.bind_group(
-            &p_scatter,
+            &p.digits,
             &[
-                (1, &digits),
-                (2, &cursors),
-                (3, &offsets),
-                (4, &entries),
-                (5, &bparams),
+                (0, &s.scalars),
+                (1, &s.digits),
+                (2, &s.counts),
+                (5, &s.bparams),
+            ],
+        );
+        let bg_scan = ctx.bind_group(&p.scan, &[(2, &s.counts), (3, &s.offsets), (5, &s.bparams)]);
+        let bg_scatter = ctx.bind_group(
+            &p.scatter,
+            &[
+                (1, &s.digits),
+                (2, &s.cursors),
+                (3, &s.offsets),
+                (4, &s.entries),
+                (5, &s.bparams),
             ],
         );
         let bg_chunks = ctx.bind_group(
-            &p_chunks,
-            &[(2, &counts), (3, &chunk_counts), (5, &ccparams)],
+            &p.chunks,
+            &[
+                (2, &s.counts),
+                (3, &s.chunk_counts),
+                (5, &s.ccparams),
+                (6, &s.chunk_hist),
+            ],
         );
         let bg_chunk_scan = ctx.bind_group(
-            &p_scan,
-            &[(2, &chunk_counts), (3, &chunk_offsets), (5, &csparams)],
+            &p.scan,
+            &[
+                (2, &s.chunk_counts),
+                (3, &s.chunk_offsets),
+                (5, &s.csparams),
+            ],
+        );
+        let bg_bin_scan = ctx.bind_group(
+            &p.scan,
+            &[(2, &s.chunk_hist), (3, &s.bin_offsets), (5, &s.hsparams)],
+        );
+        let bg_order = ctx.bind_group(
+            &p.order,
+            &[
+                (2, &s.counts),
+                (3, &s.bin_offsets),
+                (4, &s.chunk_order),
+                (5, &s.ccparams),
+                (6, &s.bin_cursors),
+            ],
         );
         let bg_acc = ctx.bind_group(
-            &p_acc,
+            &p.acc,
             &[
                 (0, &self.code),
                 (1, &bases.buffer),
-                (2, &entries),
-                (3, &offsets),
-                (4, &counts),
-                (6, &aparams),
-                (9, &chunk_offsets),
-                (10, &chunk_counts),
-                (11, &partials),
+                (2, &s.entries),
+                (3, &s.offsets),
+                (4, &s.counts),
+                (6, &s.aparams),
+                (9, &s.chunk_offsets),
+                (11, &s.partials),
+                (12, &s.chunk_order),
             ],
         );
-        let bg_combine = ctx.bind_group(
-            &p_combine,
+        let combine_group = |params: &wgpu::Buffer| {
+            ctx.bind_group(
+                &p.combine,
+                &[
+                    (0, &self.code),
+                    (5, &s.sums),
+                    (6, params),
+                    (9, &s.chunk_offsets),
+                    (10, &s.chunk_counts),
+                    (11, &s.partials),
+                    (12, &s.chunk_order),
+                ],
+            )
+        };
+        let bg_chunk_levels: Vec<wgpu::BindGroup> =
+            s.chunk_levels.iter().map(combine_group).collect();
+        let bg_combine = combine_group(&s.mparams);
+        let bg_reduce = ctx.bind_group(
+            &p.reduce,
             &[
                 (0, &self.code),
-                (5, &sums),
-                (6, &mparams),
-                (9, &chunk_offsets),
-                (10, &chunk_counts),
-                (11, &partials),
+                (5, &s.sums),
+                (7, &s.rparams),
+                (8, &s.seg_out),
             ],
         );
-        let threads = windows * segments;
-        let (rx, ry, rstride) = grid(threads, WORKGROUP_SIZE, max);
-        let rparams = ctx.uniform_buffer(
-            "msm reduce params",
-            &ReduceParams {
-                threads,
-                row_stride: rstride,
-                consts: self.consts,
-                entry_identity: self.entries[0],
-                entry_add: self.entries[2],
-                acc_regs,
-                buckets,
-                segments,
-                seg_len,
-                _pad: [0; 3],
-            },
-        );
-        let seg_bytes = u64::from(threads) * 2 * acc_words * 4;
-        let seg_out = ctx.storage_zeroed("msm segment sums", seg_bytes)?;
-        let bg_reduce = ctx.bind_group(
-            &p_reduce,
-            &[(0, &self.code), (5, &sums), (7, &rparams), (8, &seg_out)],
-        );
-
+        // Tree levels: each window's segment sums added up in groups.
+        let mut level_in = &s.seg_out;
+        let mut level_groups = Vec::new();
+        for level in &s.levels {
+            let bg = ctx.bind_group(
+                &p.combine,
+                &[
+                    (0, &self.code),
+                    (5, &level.out),
+                    (6, &level.params),
+                    (9, &level.first),
+                    (10, &level.count),
+                    (11, level_in),
+                    (12, &s.chunk_order),
+                ],
+            );
+            level_groups.push((bg, grid(level.groups, WORKGROUP_SIZE, max)));
+            level_in = &level.out;
+        }
         timings.upload = t.elapsed().as_secs_f64();
+
         let device = ctx.device();
+        // (stage kind, pipeline, bind group, dispatch): kinds index MsmTimings' GPU fields.
+        let mut stages: Vec<(Stage, &Pipeline, &wgpu::BindGroup, (u32, u32))> = vec![
+            (Stage::Digits, &p.digits, &bg_digits, (sx, sy)),
+            (Stage::Scan, &p.scan, &bg_scan, (windows, 1)),
+            (Stage::Scatter, &p.scatter, &bg_scatter, (sx, sy)),
+            (Stage::Scan, &p.chunks, &bg_chunks, (cx, cy)),
+            (Stage::Scan, &p.scan, &bg_chunk_scan, (windows, 1)),
+            (Stage::Scan, &p.scan, &bg_bin_scan, (1, 1)),
+            (Stage::Scan, &p.order, &bg_order, (cx, cy)),
+            (Stage::Accumulate, &p.acc, &bg_acc, (ax, ay)),
+        ];
+        for bg in &bg_chunk_levels {
+            stages.push((Stage::Combine, &p.combine, bg, (ax, ay)));
+        }
+        stages.push((Stage::Combine, &p.combine, &bg_combine, (cx, cy)));
+        stages.push((Stage::Reduce, &p.reduce, &bg_reduce, (rx, ry)));
+        for (bg, (x, y, _)) in &level_groups {
+            stages.push((Stage::Reduce, &p.combine, bg, (*x, *y)));
+        }
+        let n_stamps = 2 * stages.len() as u32;
         let stamps = ctx.has_timestamps().then(|| {
             device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("msm stages"),
                 ty: wgpu::QueryType::Timestamp,
-                count: 2 * STAGES as u32,
+                count: n_stamps,
             })
         });
         let mut enc =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-        let stages: [(&Pipeline, &wgpu::BindGroup, (u32, u32)); STAGES] = [
-            (&p_digits, &bg_digits, (sx, sy)),
-            (&p_scan, &bg_scan, (windows, 1)),
-            (&p_scatter, &bg_scatter, (sx, sy)),
-            (&p_chunks, &bg_chunks, (cx, cy)),
-            (&p_scan, &bg_chunk_scan, (windows, 1)),
-            (&p_acc, &bg_acc, (ax, ay)),
-            (&p_combine, &bg_combine, (mx, my)),
-            (&p_reduce, &bg_reduce, (rx, ry)),
-        ];
-        for (k, (pipeline, bind, (x, y))) in stages.iter().enumerate() {
+        // Reused buffers that the kernels count into or read past what they write.
+        for buf in [
+            &s.counts,
+            &s.cursors,
+            &s.chunk_hist,
+            &s.bin_cursors,
+            &s.chunk_order,
+        ] {
+            enc.clear_buffer(buf, 0, None);
+        }
+        for (k, (_, pipeline, bind, (x, y))) in stages.iter().enumerate() {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("msm stage"),
                 timestamp_writes: stamps.as_ref().map(|q| wgpu::ComputePassTimestampWrites {
@@ -510,34 +522,258 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let resolve = stamps.as_ref().map(|q| {
             let buf = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("msm timestamps"),
-                size: 16 * STAGES as u64,
+                size: 8 * u64::from(n_stamps),
                 usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             });
-            enc.resolve_query_set(q, 0..2 * STAGES as u32, &buf, 0);
+            enc.resolve_query_set(q, 0..n_stamps, &buf, 0);
             buf
         });
         let t = web_time::Instant::now();
         ctx.queue().submit([enc.finish()]);
-        let seg_words: Vec<u32> = ctx.read_back(&seg_out, seg_bytes).await?;
+        let per = s.levels.last().map_or(shape.segments, |l| l.per);
+        let result_bytes = u64::from(windows * per) * C::acc_words() as u64 * 4;
+        let sum_words: Vec<u32> = ctx.read_back(level_in, result_bytes).await?;
         timings.gpu_total = t.elapsed().as_secs_f64();
         if let Some(buf) = &resolve {
-            let ticks: Vec<u64> = ctx.read_back(buf, 16 * STAGES as u64).await?;
+            let ticks: Vec<u64> = ctx.read_back(buf, 8 * u64::from(n_stamps)).await?;
             let period = f64::from(ctx.queue().get_timestamp_period()) * 1e-9;
-            let stage = |k: usize| ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
-            timings.digits = stage(0);
-            timings.scan = stage(1) + stage(3) + stage(4);
-            timings.scatter = stage(2);
-            timings.accumulate = stage(5);
-            timings.combine = stage(6);
-            timings.reduce = stage(7);
+            for (k, (kind, ..)) in stages.iter().enumerate() {
+                let secs = ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
+                *match kind {
+                    Stage::Digits => &mut timings.digits,
+                    Stage::Scan => &mut timings.scan,
+                    Stage::Scatter => &mut timings.scatter,
+                    Stage::Accumulate => &mut timings.accumulate,
+                    Stage::Combine => &mut timings.combine,
+                    Stage::Reduce => &mut timings.reduce,
+                } += secs;
+            }
         }
+        drop(stages);
+        drop(level_groups);
+        drop(bg_chunk_levels);
+        self.return_scratch(s);
         let t = web_time::Instant::now();
-        let seg = decode_projective::<C>(&seg_words)
-            .map_err(|e| GpuError::Device(format!("segment sums do not decode: {e}")))?;
-        let result = combine::<C>(&seg, windows as usize, segments as usize, seg_len, c);
+        let window_parts = decode_projective::<C>(&sum_words)
+            .map_err(|e| GpuError::Device(format!("window sums do not decode: {e}")))?;
+        let result = combine_windows::<C>(&window_parts, per as usize, shape.c);
         timings.host_combine = t.elapsed().as_secs_f64();
         Ok((result, timings))
+    }
+
+    /// The MSM pipelines, built on first use and cached by the context.
+    async fn pipelines(&self) -> Result<Pipelines> {
+        let ctx = self.ctx;
+        let b = &self.buckets_module;
+        let a = &self.accumulate_module;
+        // The VM's loops end (forward jumps only, HALT); the accumulation kernels' loops count
+        // to bucket sizes, bit lengths and uniforms: see shaders/kernels/msm_accumulate.wgsl.
+        let trusted = Checks::TrustedLoops;
+        Ok(Pipelines {
+            digits: ctx.pipeline(b, "msm_digits", Checks::Default, &[]).await?,
+            scan: ctx.pipeline(b, "msm_scan", Checks::Default, &[]).await?,
+            scatter: ctx.pipeline(b, "msm_scatter", Checks::Default, &[]).await?,
+            chunks: ctx
+                .pipeline(b, "msm_chunk_counts", Checks::Default, &[])
+                .await?,
+            order: ctx
+                .pipeline(b, "msm_chunk_order", Checks::Default, &[])
+                .await?,
+            acc: ctx
+                .pipeline(a, "msm_bucket_accumulate", trusted, &[])
+                .await?,
+            combine: ctx.pipeline(a, "msm_combine_chunks", trusted, &[]).await?,
+            reduce: ctx.pipeline(a, "msm_reduce_segments", trusted, &[]).await?,
+        })
+    }
+
+    /// Puts `s` back for the next MSM of its shape, keeping at most [`SCRATCH_POOL`].
+    fn return_scratch(&self, s: Scratch) {
+        let mut pool = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() >= SCRATCH_POOL {
+            pool.remove(0);
+        }
+        pool.push(s);
+    }
+
+    /// Frees the working buffers kept between MSMs (up to [`SCRATCH_POOL`] shapes, about
+    /// `n x (32 + 2 x windows x 4) + 2 x windows x 2^(c-1) x point` bytes each).
+    pub fn release_scratch(&self) {
+        self.scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// Allocates the working buffers and writes the parameters of one MSM shape.
+    fn scratch_for(&self, shape: Shape) -> Result<Scratch> {
+        let ctx = self.ctx;
+        let Shape {
+            n,
+            c,
+            windows,
+            buckets,
+            slots,
+            segments,
+            chunk,
+            cap,
+            chunk_slots,
+            ..
+        } = shape;
+        let max = ctx.limits().max_compute_workgroups_per_dimension;
+        let (_, _, stride) = grid(n, WORKGROUP_SIZE, max);
+        let (_, _, cstride) = grid(slots, WORKGROUP_SIZE, max);
+        let (_, _, astride) = grid(chunk_slots, WORKGROUP_SIZE, max);
+        let point_bytes = C::acc_words() as u64 * 4;
+        // The chunk-size histogram: sizes chunk - key_div * k .. in bin k.
+        let key_div = chunk.div_ceil(CHUNK_BINS);
+        let bins = chunk.div_ceil(key_div);
+        let bucket_params = |base: u32, row_stride: u32, windows: u32, buckets: u32| BucketParams {
+            n: base,
+            row_stride,
+            c,
+            windows,
+            buckets,
+            chunk,
+            key_div,
+            _pad: 0,
+        };
+        let acc_regs = 4 * C::DEGREE as u32;
+        let accumulate = AccumulateParams {
+            cap,
+            row_stride: astride,
+            consts: self.consts,
+            entry_identity: self.entries[0],
+            entry_madd: self.entries[1],
+            neg_reg: (C::AFFINE_NEG_COORD * C::DEGREE) as u32,
+            acc_regs,
+            affine_regs: 2 * C::DEGREE as u32,
+            neg_regs: C::DEGREE as u32,
+            windows,
+            buckets,
+            chunk,
+            entry_add: self.entries[2],
+            stride: 1,
+            group: CHUNK_GROUP,
+            level_mode: 0,
+        };
+        // Tree levels over the chunks of large buckets: a bucket has at most ceil(n / chunk)
+        // chunks; level l adds groups of CHUNK_GROUP partials CHUNK_GROUP^l apart, until the
+        // final combine has at most CHUNK_GROUP left.
+        let mut chunk_levels = Vec::new();
+        let mut chunk_stride = 1u32;
+        while n.div_ceil(chunk).div_ceil(chunk_stride) > CHUNK_GROUP {
+            chunk_levels.push(ctx.uniform_buffer(
+                "msm chunk tree params",
+                &AccumulateParams {
+                    stride: chunk_stride,
+                    level_mode: 1,
+                    ..accumulate
+                },
+            ));
+            chunk_stride *= CHUNK_GROUP;
+        }
+        let threads = windows * segments;
+        let (_, _, rstride) = grid(threads, WORKGROUP_SIZE, max);
+        let zeroed = |label: &str, bytes: u64| ctx.storage_zeroed(label, bytes);
+        let windows_n = u64::from(windows) * u64::from(n);
+        // Tree levels: each window's segment sums added up in groups of TREE_GROUP until at
+        // most HOST_SUMS are left, by msm_combine_chunks over (offset, count) runs.
+        let mut levels = Vec::new();
+        let mut per = segments;
+        while per > HOST_SUMS {
+            let next = per.div_ceil(TREE_GROUP);
+            let groups = windows * next;
+            let (first, count): (Vec<u32>, Vec<u32>) = (0..groups)
+                .map(|g| {
+                    let (w, q) = (g / next, g % next);
+                    (
+                        w * per + q * TREE_GROUP,
+                        TREE_GROUP.min(per - q * TREE_GROUP),
+                    )
+                })
+                .unzip();
+            let (_, _, gstride) = grid(groups, WORKGROUP_SIZE, max);
+            levels.push(TreeLevel {
+                first: ctx.storage_buffer("msm tree group offsets", &first)?,
+                count: ctx.storage_buffer("msm tree group sizes", &count)?,
+                out: zeroed("msm tree sums", u64::from(groups) * point_bytes)?,
+                params: ctx.uniform_buffer(
+                    "msm tree params",
+                    &AccumulateParams {
+                        row_stride: gstride,
+                        windows: 1,
+                        buckets: groups,
+                        ..accumulate
+                    },
+                ),
+                groups,
+                per: next,
+            });
+            per = next;
+        }
+        Ok(Scratch {
+            shape,
+            scalars: zeroed("msm scalars", u64::from(n) * 32)?,
+            digits: zeroed("msm digits", windows_n * 4)?,
+            counts: zeroed("msm bucket sizes", u64::from(slots) * 4)?,
+            cursors: zeroed("msm bucket cursors", u64::from(slots) * 4)?,
+            offsets: zeroed("msm bucket offsets", u64::from(slots) * 4)?,
+            entries: zeroed("msm entries", windows_n * 4)?,
+            sums: zeroed("msm bucket sums", u64::from(slots) * point_bytes)?,
+            chunk_counts: zeroed("msm chunk counts", u64::from(slots) * 4)?,
+            chunk_offsets: zeroed("msm chunk offsets", u64::from(slots) * 4)?,
+            chunk_hist: zeroed("msm chunk size histogram", u64::from(bins) * 4)?,
+            bin_offsets: zeroed("msm chunk bin offsets", u64::from(bins) * 4)?,
+            bin_cursors: zeroed("msm chunk bin cursors", u64::from(bins) * 4)?,
+            chunk_order: zeroed("msm chunk order", u64::from(chunk_slots) * 8)?,
+            partials: zeroed("msm chunk sums", u64::from(chunk_slots) * point_bytes)?,
+            seg_out: zeroed("msm segment sums", u64::from(threads) * point_bytes)?,
+            bparams: ctx.uniform_buffer(
+                "msm bucket params",
+                &bucket_params(n, stride, windows, buckets),
+            ),
+            ccparams: ctx.uniform_buffer(
+                "msm chunk count params",
+                &bucket_params(n, cstride, windows, buckets),
+            ),
+            // The chunk scan: window w's chunks start at w * cap.
+            csparams: ctx.uniform_buffer(
+                "msm chunk scan params",
+                &bucket_params(cap, stride, windows, buckets),
+            ),
+            // The histogram scan: one "window" of `bins` bins.
+            hsparams: ctx
+                .uniform_buffer("msm chunk bin scan params", &bucket_params(0, 1, 1, bins)),
+            aparams: ctx.uniform_buffer("msm accumulate params", &accumulate),
+            mparams: ctx.uniform_buffer(
+                "msm combine params",
+                &AccumulateParams {
+                    row_stride: cstride,
+                    stride: chunk_stride,
+                    ..accumulate
+                },
+            ),
+            chunk_levels,
+            rparams: ctx.uniform_buffer(
+                "msm reduce params",
+                &ReduceParams {
+                    threads,
+                    row_stride: rstride,
+                    consts: self.consts,
+                    entry_identity: self.entries[0],
+                    entry_add: self.entries[2],
+                    acc_regs,
+                    buckets,
+                    segments,
+                    seg_len: (buckets - 1) / segments,
+                    entry_dbl: self.entries[3],
+                    _pad: [0; 2],
+                },
+            ),
+            levels,
+        })
     }
 
     /// [`GpuMsm::msm`], blocking (native only).
@@ -583,58 +819,156 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
     }
 }
 
-/// Canonical scalars as 8 little-endian u32 words each.
+/// Canonical scalars as 8 little-endian u32 words each (scalar fields of at most 256 bits).
 fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
     let mut out = vec![0u32; scalars.len() * 8];
-    out.par_chunks_mut(8)
-        .zip(scalars.par_iter())
+    out.par_chunks_mut(8 * 1024)
+        .zip(scalars.par_chunks(1024))
         .for_each(|(o, s)| {
-            let bytes = s.into_bigint().to_bytes_le();
-            for (k, w) in o.iter_mut().enumerate() {
-                let mut b = [0u8; 4];
-                for (j, x) in b.iter_mut().enumerate() {
-                    *x = bytes.get(4 * k + j).copied().unwrap_or(0);
+            for (o, s) in o.chunks_exact_mut(8).zip(s) {
+                let limbs = s.into_bigint();
+                for (pair, l) in o.chunks_exact_mut(2).zip(limbs.as_ref()) {
+                    pair[0] = *l as u32;
+                    pair[1] = (*l >> 32) as u32;
                 }
-                *w = u32::from_le_bytes(b);
             }
         });
     out
 }
 
-/// Phase 2 of the reduction and the window combination. `seg` holds, per window and segment
-/// `t`, the segment's weighted sum `S_t` and plain sum `R_t`; the window's total is
-/// `sum_t S_t + (lo_t - 1) R_t = sum_t S_t + L sum_t t R_t` with `L` buckets per segment
-/// (`lo_t = 1 + t L`). Then Horner over windows: `sum_w 2^(c w) W_w`.
-fn combine<C: GpuCurve>(
-    seg: &[C::Projective],
-    windows: usize,
-    segments: usize,
-    seg_len: u32,
+/// Everything about one MSM that follows from `n` and the configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    n: u32,
     c: u32,
-) -> C::Projective {
-    let window_sums: Vec<C::Projective> = (0..windows)
-        .into_par_iter()
-        .map(|w| {
-            let s = &seg[2 * w * segments..2 * (w + 1) * segments];
-            let mut weighted = C::Projective::zero();
-            let mut running = C::Projective::zero();
-            let mut tot = C::Projective::zero();
-            for t in (0..segments).rev() {
-                weighted += s[2 * t];
-                if t > 0 {
-                    running += s[2 * t + 1];
-                    tot += running;
-                }
-            }
-            weighted + tot * C::Scalar::from(u64::from(seg_len))
+    windows: u32,
+    /// Per window, `2^(c-1) + 1` (bucket 0 stays empty).
+    buckets: u32,
+    slots: u32,
+    segments: u32,
+    chunk: u32,
+    /// Chunks per window at most: `sum_b ceil(s_b / L) <= n / L + (non-empty buckets)`.
+    cap: u32,
+    chunk_slots: u32,
+}
+
+impl Shape {
+    fn new<C: GpuCurve>(n: usize, config: MsmConfig) -> Result<Self> {
+        let c = config.window_bits.unwrap_or_else(|| default_window_bits(n));
+        if !(2..=16).contains(&c) {
+            return Err(MsmError::Config(format!(
+                "window_bits {c} is outside 2..=16"
+            )));
+        }
+        let n =
+            u32::try_from(n).map_err(|_| MsmError::Config(format!("{n} points exceed 2^32")))?;
+        let windows = window_count(C::Scalar::MODULUS_BIT_SIZE, c);
+        let buckets = (1u32 << (c - 1)) + 1;
+        let per_window = buckets - 1;
+        let segments = config
+            .reduce_segments
+            .unwrap_or_else(|| default_reduce_segments(per_window, windows));
+        if !segments.is_power_of_two() || segments > per_window {
+            return Err(MsmError::Config(format!(
+                "reduce_segments {segments} must be a power of two up to {per_window}"
+            )));
+        }
+        let chunk = config.chunk.unwrap_or_else(|| default_chunk(n as usize, c));
+        if chunk == 0 {
+            return Err(MsmError::Config("chunk must be at least 1".into()));
+        }
+        let cap = n.div_ceil(chunk) + buckets;
+        let chunk_slots = u32::try_from(u64::from(windows) * u64::from(cap))
+            .map_err(|_| MsmError::Config(format!("{windows} x {cap} chunks exceed 2^32")))?;
+        Ok(Self {
+            n,
+            c,
+            windows,
+            buckets,
+            slots: windows * buckets,
+            segments,
+            chunk,
+            cap,
+            chunk_slots,
         })
-        .collect();
+    }
+}
+
+/// The pipelines of one MSM.
+struct Pipelines {
+    digits: std::sync::Arc<Pipeline>,
+    scan: std::sync::Arc<Pipeline>,
+    scatter: std::sync::Arc<Pipeline>,
+    chunks: std::sync::Arc<Pipeline>,
+    order: std::sync::Arc<Pipeline>,
+    acc: std::sync::Arc<Pipeline>,
+    combine: std::sync::Arc<Pipeline>,
+    reduce: std::sync::Arc<Pipeline>,
+}
+
+/// Working buffers and parameters of one MSM shape (see [`GpuMsm::scratch_for`]).
+#[derive(Debug)]
+struct Scratch {
+    shape: Shape,
+    scalars: wgpu::Buffer,
+    digits: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    cursors: wgpu::Buffer,
+    offsets: wgpu::Buffer,
+    entries: wgpu::Buffer,
+    sums: wgpu::Buffer,
+    chunk_counts: wgpu::Buffer,
+    chunk_offsets: wgpu::Buffer,
+    chunk_hist: wgpu::Buffer,
+    bin_offsets: wgpu::Buffer,
+    bin_cursors: wgpu::Buffer,
+    chunk_order: wgpu::Buffer,
+    partials: wgpu::Buffer,
+    seg_out: wgpu::Buffer,
+    bparams: wgpu::Buffer,
+    ccparams: wgpu::Buffer,
+    csparams: wgpu::Buffer,
+    hsparams: wgpu::Buffer,
+    aparams: wgpu::Buffer,
+    mparams: wgpu::Buffer,
+    /// Parameters of the tree levels over large buckets' chunks (msm_combine_chunks, mode 1).
+    chunk_levels: Vec<wgpu::Buffer>,
+    rparams: wgpu::Buffer,
+    levels: Vec<TreeLevel>,
+}
+
+/// One level of the tree that sums each window's segment sums.
+#[derive(Debug)]
+struct TreeLevel {
+    first: wgpu::Buffer,
+    count: wgpu::Buffer,
+    out: wgpu::Buffer,
+    params: wgpu::Buffer,
+    /// Groups over all windows, and per window.
+    groups: u32,
+    per: u32,
+}
+
+/// GPU stages, as [`MsmTimings`] groups them.
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    Digits,
+    Scan,
+    Scatter,
+    Accumulate,
+    Combine,
+    Reduce,
+}
+
+/// The window combination: each window's total is the sum of its `per` parts (what the GPU's
+/// tree levels left of the segment sums), then Horner over windows: `sum_w 2^(c w) W_w`.
+fn combine_windows<C: GpuCurve>(parts: &[C::Projective], per: usize, c: u32) -> C::Projective {
     let mut acc = C::Projective::zero();
-    for s in window_sums.iter().rev() {
+    for window in parts.chunks(per).rev() {
         for _ in 0..c {
             acc.double_in_place();
         }
-        acc += s;
+        acc += window.iter().sum::<C::Projective>();
     }
     acc
 }

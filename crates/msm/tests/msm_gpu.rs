@@ -167,7 +167,8 @@ where
     let prepared = msm.prepare(&bases).unwrap();
     // Prepared bases reused across scalar vectors and window widths.
     // Chunks of 1..3 entries split every bucket into many chunks summed apart.
-    for (c, chunk) in [(2u32, 1u32), (3, 2), (5, 3), (8, 7), (11, 64)] {
+    // A chunk above 1024 entries puts two sizes in each bin of the chunk-size histogram.
+    for (c, chunk) in [(2u32, 1u32), (3, 2), (5, 3), (6, 2001), (8, 7), (11, 64)] {
         let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
         let got = msm
             .msm_prepared_blocking(
@@ -182,6 +183,37 @@ where
             )
             .unwrap();
         assert_eq!(got, ark_msm::<C>(&bases, &scalars), "{} c = {c}", C::ID);
+    }
+    // One bucket holding 300 points in chunks of 1 or 3: two or one tree levels over its
+    // chunk sums before the last combine (16 per level), beside buckets of one chunk.
+    let many = random_bases::<C>(300, &mut rng);
+    let x = C::Scalar::rand(&mut rng);
+    for chunk in [1u32, 3] {
+        let scalars: Vec<C::Scalar> = (0..300)
+            .map(|i| {
+                if i % 7 == 0 {
+                    C::Scalar::rand(&mut rng)
+                } else {
+                    x
+                }
+            })
+            .collect();
+        let got = msm
+            .msm_prepared_blocking(
+                &msm.prepare(&many).unwrap(),
+                &scalars,
+                MsmConfig {
+                    chunk: Some(chunk),
+                    ..MsmConfig::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            got,
+            ark_msm::<C>(&many, &scalars),
+            "{} chunk {chunk}",
+            C::ID
+        );
     }
     let bad = [
         MsmConfig {

@@ -353,8 +353,13 @@ pub fn msm_accumulate(c: CurveModule) -> Composed {
 }
 
 /// Entry points of the MSM bucket-assignment module.
-pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] =
-    &["msm_digits", "msm_scan", "msm_scatter", "msm_chunk_counts"];
+pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] = &[
+    "msm_digits",
+    "msm_scan",
+    "msm_scatter",
+    "msm_chunk_counts",
+    "msm_chunk_order",
+];
 
 /// MSM bucket assignment (`shaders/kernels/msm_buckets.wgsl`): field-independent.
 pub fn msm_buckets() -> Composed {
