@@ -13,7 +13,7 @@ use ark_groth16::{Groth16, PreparedVerifyingKey, Proof, ProvingKey, prepare_veri
 use ark_relations::gr1cs::{ConstraintSynthesizer, SynthesisError};
 use ark_std::rand::{CryptoRng, RngCore};
 use zkgpu_curves::GpuCurve;
-use zkgpu_msm::{GpuMsm, MsmConfig, MsmError, PreparedBases};
+use zkgpu_msm::{GpuMsm, MsmConfig, MsmError, PreparedBases, PreparedScalars};
 use zkgpu_ntt::{GpuNtt, NttError, NttField};
 use zkgpu_runtime::GpuContext;
 
@@ -369,16 +369,30 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             Ok((h_acc, wm, th))
         };
         let others = || -> Result<_, ProveError> {
-            let assignment = &full[1..];
-            let aux = &full[num_inputs..];
-            let (a, ta) = timed(|| self.g1.msm_prepared_blocking(&pk.a, assignment, cfg))?;
+            // One conversion of the assignment for A, B (G1 and G2) and, from the first
+            // witness on, L; its time is counted in MSM A.
+            let t = Instant::now();
+            let assignment = PreparedScalars::new(&full[1..]);
+            let convert = t.elapsed().as_secs_f64();
+            let aux = assignment.tail(num_inputs.saturating_sub(1));
+            let (a, ta) = timed(|| {
+                self.g1
+                    .msm_prepared_scalars_blocking(&pk.a, assignment.all(), cfg)
+            })?;
+            let ta = ta + convert;
             let (b1, tb1) = if r.is_zero() {
                 (E::G1::zero(), 0.0)
             } else {
-                timed(|| self.g1.msm_prepared_blocking(&pk.b_g1, assignment, cfg))?
+                timed(|| {
+                    self.g1
+                        .msm_prepared_scalars_blocking(&pk.b_g1, assignment.all(), cfg)
+                })?
             };
-            let (l, tl) = timed(|| self.g1.msm_prepared_blocking(&pk.l, aux, cfg))?;
-            let (b2, tb2) = timed(|| self.g2.msm_prepared_blocking(&pk.b_g2, assignment, cfg))?;
+            let (l, tl) = timed(|| self.g1.msm_prepared_scalars_blocking(&pk.l, aux, cfg))?;
+            let (b2, tb2) = timed(|| {
+                self.g2
+                    .msm_prepared_scalars_blocking(&pk.b_g2, assignment.all(), cfg)
+            })?;
             Ok(((a, b1, b2, l), (ta, tb1, tb2, tl)))
         };
         let (quotient, others) = if self.overlap {

@@ -303,7 +303,35 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         scalars: &[C::Scalar],
         config: MsmConfig,
     ) -> Result<C::Projective> {
-        Ok(self.msm_prepared_timed(bases, scalars, config).await?.0)
+        Ok(self
+            .run(bases, Scalars::Field(scalars), config, false)
+            .await?
+            .0)
+    }
+
+    /// `sum_i scalars[i] bases[i]` against prepared bases with scalars converted beforehand
+    /// ([`PreparedScalars`]: one conversion for several MSMs), over the shorter length.
+    pub async fn msm_prepared_scalars(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: ScalarSlice<'_, C::Scalar>,
+        config: MsmConfig,
+    ) -> Result<C::Projective> {
+        Ok(self
+            .run(bases, Scalars::Words(scalars.words), config, false)
+            .await?
+            .0)
+    }
+
+    /// [`GpuMsm::msm_prepared_scalars`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_prepared_scalars_blocking(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: ScalarSlice<'_, C::Scalar>,
+        config: MsmConfig,
+    ) -> Result<C::Projective> {
+        pollster::block_on(self.msm_prepared_scalars(bases, scalars, config))
     }
 
     /// [`GpuMsm::msm_prepared`], also reporting where the time went.
@@ -313,17 +341,40 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         scalars: &[C::Scalar],
         config: MsmConfig,
     ) -> Result<(C::Projective, MsmTimings)> {
+        self.run(bases, Scalars::Field(scalars), config, true).await
+    }
+
+    /// One MSM; with `stamps`, GPU stages are timed by timestamp queries (where the device has
+    /// them: a second readback).
+    async fn run(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: Scalars<'_, C::Scalar>,
+        config: MsmConfig,
+        stamps: bool,
+    ) -> Result<(C::Projective, MsmTimings)> {
         let mut timings = MsmTimings::default();
         let n = bases.len.min(scalars.len());
         if n == 0 {
             return Ok((C::Projective::zero(), timings));
         }
-        let shape = Shape::new::<C>(n, config)?;
+        let limits = self.ctx.limits();
+        let max_binding = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let shape = Shape::new::<C>(n, config, max_binding)?;
         timings.window_bits = shape.c;
         timings.segments = shape.segments;
         timings.chunk = shape.chunk;
         let t = web_time::Instant::now();
-        let words = scalar_words(&scalars[..n]);
+        let converted;
+        let words = match scalars {
+            Scalars::Field(f) => {
+                converted = scalar_words(&f[..n]);
+                &converted[..]
+            }
+            Scalars::Words(w) => &w[..8 * n],
+        };
         timings.host_scalars = t.elapsed().as_secs_f64();
         let t = web_time::Instant::now();
         let ctx = self.ctx;
@@ -339,8 +390,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             None => self.scratch_for(shape)?,
         };
         ctx.queue()
-            .write_buffer(&s.scalars, 0, bytemuck::cast_slice(&words));
-        drop(words);
+            .write_buffer(&s.scalars, 0, bytemuck::cast_slice(words));
         let Shape {
             n: n32,
             windows,
@@ -487,7 +537,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             stages.push((Stage::Reduce, &p.combine, bg, (*x, *y)));
         }
         let n_stamps = 2 * stages.len() as u32;
-        let stamps = ctx.has_timestamps().then(|| {
+        let stamps = (stamps && ctx.has_timestamps()).then(|| {
             device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("msm stages"),
                 ty: wgpu::QueryType::Timestamp,
@@ -819,6 +869,72 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
     }
 }
 
+/// Scalars converted once to the words the GPU reads (canonical, 8 little-endian u32 words
+/// each), for several MSMs with the same scalars: Groth16's A, B in G1 and B in G2 share the
+/// assignment, and L takes a tail of it ([`PreparedScalars::tail`]).
+#[derive(Clone, Debug)]
+pub struct PreparedScalars<F> {
+    words: Vec<u32>,
+    _field: std::marker::PhantomData<F>,
+}
+
+impl<F: PrimeField> PreparedScalars<F> {
+    /// Converts `scalars` (on the host's threads).
+    pub fn new(scalars: &[F]) -> Self {
+        Self {
+            words: scalar_words(scalars),
+            _field: std::marker::PhantomData,
+        }
+    }
+
+    /// Number of scalars.
+    pub fn len(&self) -> usize {
+        self.words.len() / 8
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// All of them.
+    pub fn all(&self) -> ScalarSlice<'_, F> {
+        self.tail(0)
+    }
+
+    /// The scalars from index `skip` on (none when `skip >= len`).
+    pub fn tail(&self, skip: usize) -> ScalarSlice<'_, F> {
+        let at = (8 * skip).min(self.words.len());
+        ScalarSlice {
+            words: &self.words[at..],
+            _field: std::marker::PhantomData,
+        }
+    }
+}
+
+/// A run of [`PreparedScalars`].
+#[derive(Clone, Copy, Debug)]
+pub struct ScalarSlice<'a, F> {
+    words: &'a [u32],
+    _field: std::marker::PhantomData<F>,
+}
+
+/// Scalars as given to one MSM.
+#[derive(Clone, Copy)]
+enum Scalars<'a, F> {
+    Field(&'a [F]),
+    Words(&'a [u32]),
+}
+
+impl<F> Scalars<'_, F> {
+    fn len(&self) -> usize {
+        match self {
+            Self::Field(f) => f.len(),
+            Self::Words(w) => w.len() / 8,
+        }
+    }
+}
+
 /// Canonical scalars as 8 little-endian u32 words each (scalar fields of at most 256 bits).
 fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
     let mut out = vec![0u32; scalars.len() * 8];
@@ -853,7 +969,33 @@ struct Shape {
 }
 
 impl Shape {
-    fn new<C: GpuCurve>(n: usize, config: MsmConfig) -> Result<Self> {
+    /// The shape for `n` points. Without a configured window width, the default is narrowed
+    /// until every working buffer fits in `max_binding` bytes (WebGPU's and lavapipe's 128 MiB
+    /// would not hold the bucket sums of 2^18 G1 points with 15-bit windows).
+    fn new<C: GpuCurve>(n: usize, config: MsmConfig, max_binding: u64) -> Result<Self> {
+        let mut shape = Self::with_window::<C>(n, config)?;
+        if config.window_bits.is_none() {
+            while shape.largest_buffer::<C>() > max_binding && shape.c > 2 {
+                let narrower = MsmConfig {
+                    window_bits: Some(shape.c - 1),
+                    ..config
+                };
+                shape = Self::with_window::<C>(n, narrower)?;
+            }
+        }
+        Ok(shape)
+    }
+
+    /// Bytes of the largest working buffer.
+    fn largest_buffer<C: GpuCurve>(&self) -> u64 {
+        let point = C::acc_words() as u64 * 4;
+        let sums = u64::from(self.slots) * point;
+        let partials = u64::from(self.chunk_slots) * point;
+        let entries = u64::from(self.windows) * u64::from(self.n) * 4;
+        sums.max(partials).max(entries)
+    }
+
+    fn with_window<C: GpuCurve>(n: usize, config: MsmConfig) -> Result<Self> {
         let c = config.window_bits.unwrap_or_else(|| default_window_bits(n));
         if !(2..=16).contains(&c) {
             return Err(MsmError::Config(format!(
@@ -971,4 +1113,33 @@ fn combine_windows<C: GpuCurve>(parts: &[C::Projective], per: usize, c: u32) -> 
         acc += window.iter().sum::<C::Projective>();
     }
     acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zkgpu_curves::Bls12_381G1;
+
+    #[test]
+    fn default_windows_narrow_to_fit_small_bindings() {
+        let n = 1 << 18;
+        let wide = Shape::new::<Bls12_381G1>(n, MsmConfig::default(), u64::MAX).unwrap();
+        let limit = 128 << 20;
+        let narrow = Shape::new::<Bls12_381G1>(n, MsmConfig::default(), limit).unwrap();
+        assert!(wide.largest_buffer::<Bls12_381G1>() > limit, "{wide:?}");
+        assert!(narrow.c < wide.c, "{narrow:?}");
+        assert!(
+            narrow.largest_buffer::<Bls12_381G1>() <= limit,
+            "{narrow:?}"
+        );
+        // A configured width is kept (the allocation then reports BufferTooLarge).
+        let fixed = MsmConfig {
+            window_bits: Some(wide.c),
+            ..MsmConfig::default()
+        };
+        assert_eq!(
+            Shape::new::<Bls12_381G1>(n, fixed, limit).unwrap().c,
+            wide.c
+        );
+    }
 }

@@ -10,7 +10,7 @@ use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::{One, UniformRand, Zero};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve};
-use zkgpu_msm::{GpuMsm, MsmConfig, MsmError};
+use zkgpu_msm::{GpuMsm, MsmConfig, MsmError, PreparedScalars};
 use zkgpu_runtime::GpuContext;
 
 fn ctx() -> &'static GpuContext {
@@ -184,6 +184,32 @@ where
             .unwrap();
         assert_eq!(got, ark_msm::<C>(&bases, &scalars), "{} c = {c}", C::ID);
     }
+    // Scalars converted once, used whole and from an offset (as Groth16's A and L do).
+    let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
+    let words = PreparedScalars::new(&scalars);
+    assert_eq!(words.len(), n);
+    let whole = msm
+        .msm_prepared_scalars_blocking(&prepared, words.all(), MsmConfig::default())
+        .unwrap();
+    assert_eq!(
+        whole,
+        ark_msm::<C>(&bases, &scalars),
+        "{} prepared scalars",
+        C::ID
+    );
+    let tail = msm
+        .msm_prepared_scalars_blocking(&prepared, words.tail(9), MsmConfig::default())
+        .unwrap();
+    assert_eq!(
+        tail,
+        ark_msm::<C>(&bases[..n - 9], &scalars[9..]),
+        "{} tail of prepared scalars",
+        C::ID
+    );
+    let none = msm
+        .msm_prepared_scalars_blocking(&prepared, words.tail(n + 5), MsmConfig::default())
+        .unwrap();
+    assert_eq!(none, C::Projective::zero(), "{} empty tail", C::ID);
     // One bucket holding 300 points in chunks of 1 or 3: two or one tree levels over its
     // chunk sums before the last combine (16 per level), beside buckets of one chunk.
     let many = random_bases::<C>(300, &mut rng);
