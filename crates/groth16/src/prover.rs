@@ -396,6 +396,8 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             Ok(((a, b1, b2, l), (ta, tb1, tb2, tl)))
         };
         let (quotient, others) = if self.overlap {
+            // Both threads use the G1 pipelines: build them first, once.
+            pollster::block_on(self.g1.build_pipelines())?;
             std::thread::scope(|scope| {
                 let quotient = scope.spawn(quotient);
                 let others = others();

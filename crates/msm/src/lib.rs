@@ -612,6 +612,12 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         Ok((result, timings))
     }
 
+    /// Builds this group's MSM pipelines now (they are otherwise built by the first MSM).
+    /// Calls from two threads that both miss the context's cache would each build them.
+    pub async fn build_pipelines(&self) -> Result<()> {
+        self.pipelines().await.map(|_| ())
+    }
+
     /// The MSM pipelines, built on first use and cached by the context.
     async fn pipelines(&self) -> Result<Pipelines> {
         let ctx = self.ctx;
