@@ -143,6 +143,12 @@ fn chunk_key(size: u32) -> u32 {
     return (bp.chunk - size) / bp.key_div;
 }
 
+// A bucket's full chunks and the size of its last, partial chunk (0 if none).
+fn chunk_split(slot: u32) -> vec2<u32> {
+    let size = atomicLoad(&counts[slot]);
+    return vec2<u32>(size / bp.chunk, size % bp.chunk);
+}
+
 // Binding 2 holds the bucket sizes (the scatter's cursors end equal to them), binding 3 the
 // chunk counts, binding 6 the chunk-size histogram.
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -151,9 +157,9 @@ fn msm_chunk_counts(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (slot >= bp.windows * bp.buckets) {
         return;
     }
-    let size = atomicLoad(&counts[slot]);
-    let full = size / bp.chunk;
-    let rest = size % bp.chunk;
+    let split = chunk_split(slot);
+    let full = split.x;
+    let rest = split.y;
     offsets[slot] = full + select(0u, 1u, rest != 0u);
     if (full != 0u) {
         atomicAdd(&chunk_bins[chunk_key(bp.chunk)], full);
@@ -173,9 +179,9 @@ fn msm_chunk_order(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (slot >= bp.windows * bp.buckets) {
         return;
     }
-    let size = atomicLoad(&counts[slot]);
-    let full = size / bp.chunk;
-    let rest = size % bp.chunk;
+    let split = chunk_split(slot);
+    let full = split.x;
+    let rest = split.y;
     if (full != 0u) {
         let key = chunk_key(bp.chunk);
         let first = offsets[key] + atomicAdd(&chunk_bins[key], full);

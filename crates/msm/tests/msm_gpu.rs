@@ -168,7 +168,17 @@ where
     // Prepared bases reused across scalar vectors and window widths.
     // Chunks of 1..3 entries split every bucket into many chunks summed apart.
     // A chunk above 1024 entries puts two sizes in each bin of the chunk-size histogram.
-    for (c, chunk) in [(2u32, 1u32), (3, 2), (5, 3), (6, 2001), (8, 7), (11, 64)] {
+    // (c, chunk, segments per window): one segment, or the most; 1024 segments leave 64 sums
+    // per window for the host after one GPU tree level, 2048 need two levels.
+    for (c, chunk, segments) in [
+        (2u32, 1u32, 1u32),
+        (3, 2, 4),
+        (5, 3, 16),
+        (6, 2001, 1),
+        (8, 7, 1),
+        (11, 64, 1024),
+        (12, 64, 2048),
+    ] {
         let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
         let got = msm
             .msm_prepared_blocking(
@@ -176,8 +186,7 @@ where
                 &scalars,
                 MsmConfig {
                     window_bits: Some(c),
-                    // Alternate between one segment per window and the most segments.
-                    reduce_segments: Some(if c % 2 == 0 { 1 } else { 1 << (c - 1) }),
+                    reduce_segments: Some(segments),
                     chunk: Some(chunk),
                 },
             )
