@@ -91,6 +91,7 @@ where
     let n = 1usize << args.log_n;
     let mut rng = StdRng::seed_from_u64(42);
     eprintln!("generating {n} bases and scalars ...");
+    let t = Instant::now();
     let bases = bases::<C>(n, &mut rng);
     let scalars: Vec<C::Scalar> = (0..n)
         .map(|_| match args.distribution {
@@ -105,7 +106,9 @@ where
         })
         .collect();
 
+    eprintln!("  {:.1} s", t.elapsed().as_secs_f64());
     let msm = GpuMsm::<C>::new(ctx)?;
+    eprintln!("preparing bases ...");
     let t = Instant::now();
     let prepared = msm.prepare(&bases)?;
     ctx.wait()?;
@@ -148,7 +151,12 @@ where
         tm.window_bits,
         tm.segments
     );
-    println!("accumulation chunk: {} entries", tm.chunk);
+    println!(
+        "accumulation chunk: {} entries; bases in {} part(s) of at most {} points",
+        tm.chunk,
+        prepared.parts(),
+        msm.part_len()
+    );
     println!("{:<34} {:>12}", "stage", "ms");
     for (name, s) in [
         ("host: scalars to integers", tm.host_scalars),

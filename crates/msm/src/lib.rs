@@ -191,11 +191,23 @@ pub struct MsmTimings {
 }
 
 /// Bases uploaded once, in GPU form, for many MSMs (a proving key's bases are fixed).
+///
+/// Stored in parts of at most [`GpuMsm::part_len`] points, each in its own buffer, so that no
+/// storage binding exceeds the device's limit (WebGPU's default is 128 MiB: about 559k
+/// BLS12-381 G1 points in 13-bit limbs). An MSM runs once per part and adds the results.
 #[derive(Debug)]
 pub struct PreparedBases<C: GpuCurve> {
-    buffer: wgpu::Buffer,
+    parts: Vec<BasePart>,
     len: usize,
     _curve: std::marker::PhantomData<C>,
+}
+
+/// Bases `start..start + len` of a [`PreparedBases`].
+#[derive(Debug)]
+struct BasePart {
+    buffer: wgpu::Buffer,
+    start: usize,
+    len: usize,
 }
 
 impl<C: GpuCurve> PreparedBases<C> {
@@ -207,6 +219,11 @@ impl<C: GpuCurve> PreparedBases<C> {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Number of parts (buffers) the bases are stored in.
+    pub fn parts(&self) -> usize {
+        self.parts.len()
     }
 }
 
@@ -226,6 +243,9 @@ pub struct GpuMsm<'c, C: GpuCurve> {
     /// ~0.5 GB at 2^20 cost about 20 ms a call). A call takes one out while it runs, so
     /// concurrent calls of one shape get their own.
     scratch: std::sync::Mutex<Vec<Scratch>>,
+    /// Most points per part of prepared bases (None: the most that the device's binding limit
+    /// allows).
+    max_part: Option<usize>,
     _curve: std::marker::PhantomData<C>,
 }
 
@@ -253,17 +273,52 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             buckets_module: msm_buckets(),
             accumulate_module: msm_accumulate(C::SHADER),
             scratch: std::sync::Mutex::new(Vec::new()),
+            max_part: None,
             _curve: std::marker::PhantomData,
         })
     }
 
-    /// Uploads `bases` in GPU form.
+    /// Stores bases prepared from now on in parts of at most `points` points (at least 1),
+    /// below what the binding limit allows: tests use it to cross part boundaries with few
+    /// points. Each part costs one more pass of the MSM's stages.
+    pub fn with_max_part(mut self, points: usize) -> Self {
+        self.max_part = Some(points.max(1));
+        self
+    }
+
+    /// Most points per part of prepared bases: the bases, the scalars and every working
+    /// buffer of a default-shaped MSM over one part fit in one storage binding.
+    pub fn part_len(&self) -> usize {
+        let len = part_len::<C>(self.max_binding());
+        self.max_part.map_or(len, |m| m.min(len))
+    }
+
+    fn max_binding(&self) -> u64 {
+        let limits = self.ctx.limits();
+        limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size)
+    }
+
+    /// Uploads `bases` in GPU form, in parts of at most [`GpuMsm::part_len`] points.
     pub fn prepare(&self, bases: &[C::Affine]) -> Result<PreparedBases<C>> {
-        let words = encode_affine::<C>(bases);
+        let part = self.part_len();
+        let parts = bases
+            .chunks(part)
+            .enumerate()
+            .map(|(k, chunk)| {
+                let words = encode_affine::<C>(chunk);
+                Ok(BasePart {
+                    buffer: self
+                        .ctx
+                        .storage_buffer(&format!("{} bases, part {k}", C::ID), &words)?,
+                    start: k * part,
+                    len: chunk.len(),
+                })
+            })
+            .collect::<Result<_>>()?;
         Ok(PreparedBases {
-            buffer: self
-                .ctx
-                .storage_buffer(&format!("{} bases", C::ID), &words)?,
+            parts,
             len: bases.len(),
             _curve: std::marker::PhantomData,
         })
@@ -358,14 +413,6 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         if n == 0 {
             return Ok((C::Projective::zero(), timings));
         }
-        let limits = self.ctx.limits();
-        let max_binding = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        let shape = Shape::new::<C>(n, config, max_binding)?;
-        timings.window_bits = shape.c;
-        timings.segments = shape.segments;
-        timings.chunk = shape.chunk;
         let t = web_time::Instant::now();
         let converted;
         let words = match scalars {
@@ -376,6 +423,32 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             Scalars::Words(w) => &w[..8 * n],
         };
         timings.host_scalars = t.elapsed().as_secs_f64();
+        let mut result = C::Projective::zero();
+        for part in bases.parts.iter().take_while(|p| p.start < n) {
+            let end = n.min(part.start + part.len);
+            let words = &words[8 * part.start..8 * end];
+            result += self
+                .run_part(&part.buffer, words, config, stamps, &mut timings)
+                .await?;
+        }
+        Ok((result, timings))
+    }
+
+    /// The MSM of one part of the bases (`words`: its scalars), adding to `timings`.
+    async fn run_part(
+        &self,
+        bases: &wgpu::Buffer,
+        words: &[u32],
+        config: MsmConfig,
+        stamps: bool,
+        timings: &mut MsmTimings,
+    ) -> Result<C::Projective> {
+        let shape = Shape::new::<C>(words.len() / 8, config, self.max_binding())?;
+        if timings.window_bits == 0 {
+            timings.window_bits = shape.c;
+            timings.segments = shape.segments;
+            timings.chunk = shape.chunk;
+        }
         let t = web_time::Instant::now();
         let ctx = self.ctx;
         let p = self.pipelines().await?;
@@ -459,7 +532,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             &p.acc,
             &[
                 (0, &self.code),
-                (1, &bases.buffer),
+                (1, bases),
                 (2, &s.entries),
                 (3, &s.offsets),
                 (4, &s.counts),
@@ -514,7 +587,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             level_groups.push((bg, grid(level.groups, WORKGROUP_SIZE, max)));
             level_in = &level.out;
         }
-        timings.upload = t.elapsed().as_secs_f64();
+        timings.upload += t.elapsed().as_secs_f64();
 
         let device = ctx.device();
         // (stage kind, pipeline, bind group, dispatch): kinds index MsmTimings' GPU fields.
@@ -584,7 +657,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let per = s.levels.last().map_or(shape.segments, |l| l.per);
         let result_bytes = u64::from(windows * per) * C::acc_words() as u64 * 4;
         let sum_words: Vec<u32> = ctx.read_back(level_in, result_bytes).await?;
-        timings.gpu_total = t.elapsed().as_secs_f64();
+        timings.gpu_total += t.elapsed().as_secs_f64();
         if let Some(buf) = &resolve {
             let ticks: Vec<u64> = ctx.read_back(buf, 8 * u64::from(n_stamps)).await?;
             let period = f64::from(ctx.queue().get_timestamp_period()) * 1e-9;
@@ -608,8 +681,8 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let window_parts = decode_projective::<C>(&sum_words)
             .map_err(|e| GpuError::Device(format!("window sums do not decode: {e}")))?;
         let result = combine_windows::<C>(&window_parts, per as usize, shape.c);
-        timings.host_combine = t.elapsed().as_secs_f64();
-        Ok((result, timings))
+        timings.host_combine += t.elapsed().as_secs_f64();
+        Ok(result)
     }
 
     /// Builds this group's MSM pipelines now (they are otherwise built by the first MSM).
@@ -1042,6 +1115,20 @@ impl Shape {
     }
 }
 
+/// Most points per part of prepared bases when a storage binding holds `max_binding` bytes.
+fn part_len<C: GpuCurve>(max_binding: u64) -> usize {
+    let per_point = (C::affine_words() as u64 * 4).max(32);
+    // Shapes index points with u32.
+    let mut len = (max_binding / per_point).clamp(1, 1 << 31) as usize;
+    while len > 1
+        && Shape::new::<C>(len, MsmConfig::default(), max_binding)
+            .is_ok_and(|s| s.largest_buffer::<C>() > max_binding)
+    {
+        len /= 2;
+    }
+    len
+}
+
 /// The pipelines of one MSM.
 struct Pipelines {
     digits: std::sync::Arc<Pipeline>,
@@ -1125,6 +1212,26 @@ fn combine_windows<C: GpuCurve>(parts: &[C::Projective], per: usize, c: u32) -> 
 mod tests {
     use super::*;
     use zkgpu_curves::Bls12_381G1;
+
+    #[test]
+    fn parts_fit_the_binding_limit() {
+        fn check<C: GpuCurve>(max_binding: u64, expect: usize) {
+            let len = part_len::<C>(max_binding);
+            assert_eq!(len, expect, "{} in {max_binding} bytes", C::ID);
+            let shape = Shape::new::<C>(len, MsmConfig::default(), max_binding).unwrap();
+            assert!(shape.largest_buffer::<C>() <= max_binding, "{shape:?}");
+            assert!(len as u64 * C::affine_words() as u64 * 4 <= max_binding);
+        }
+        // WebGPU's default 128 MiB: 240-byte G1 points, 480-byte G2 points, 160-byte
+        // ed-on-bls12-377 points.
+        check::<Bls12_381G1>(128 << 20, 559_240);
+        check::<zkgpu_curves::Bls12_381G2>(128 << 20, 279_620);
+        check::<zkgpu_curves::EdOnBls12_377>(128 << 20, 838_860);
+        // 4 GiB bindings: 2^26 G1 points in four parts.
+        check::<Bls12_381G1>(4 << 30, 17_895_697);
+        // The u32 index bound.
+        assert_eq!(part_len::<Bls12_381G1>(u64::MAX), 1 << 31);
+    }
 
     #[test]
     fn default_windows_narrow_to_fit_small_bindings() {

@@ -289,6 +289,59 @@ where
     );
 }
 
+/// Bases stored in several parts (buffers), as inputs larger than one storage binding are:
+/// parts of 16 points here, against arkworks, with the scalars ending inside a part, at a part
+/// boundary, and before the last part; prepared scalars from an offset that crosses parts.
+fn check_parts<C: GpuCurve>()
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let msm = GpuMsm::<C>::new(ctx()).unwrap().with_max_part(16);
+    assert_eq!(msm.part_len(), 16);
+    let mut rng = rng_for::<C>("parts");
+    let n = 16 * 4 + 5;
+    let bases = random_bases::<C>(n, &mut rng);
+    let prepared = msm.prepare(&bases).unwrap();
+    assert_eq!((prepared.len(), prepared.parts()), (n, 5));
+    // Zero scalars and a duplicated scalar across parts, the rest random.
+    let x = C::Scalar::rand(&mut rng);
+    let scalars: Vec<C::Scalar> = (0..n)
+        .map(|i| match i % 5 {
+            0 => C::Scalar::zero(),
+            1 => x,
+            _ => C::Scalar::rand(&mut rng),
+        })
+        .collect();
+    for m in [n, 16 * 3, 16 * 2 + 1, 7, 1] {
+        let got = msm
+            .msm_prepared_blocking(&prepared, &scalars[..m], MsmConfig::default())
+            .unwrap();
+        assert_eq!(
+            got,
+            ark_msm::<C>(&bases[..m], &scalars[..m]),
+            "{} parts of 16, {m} scalars",
+            C::ID
+        );
+    }
+    let words = PreparedScalars::new(&scalars);
+    let tail = msm
+        .msm_prepared_scalars_blocking(&prepared, words.tail(20), MsmConfig::default())
+        .unwrap();
+    assert_eq!(
+        tail,
+        ark_msm::<C>(&bases[..n - 20], &scalars[20..]),
+        "{} parts, tail",
+        C::ID
+    );
+    // Unprepared calls split too.
+    assert_eq!(
+        msm.msm_blocking(&bases, &scalars).unwrap(),
+        ark_msm::<C>(&bases, &scalars),
+        "{} parts, msm",
+        C::ID
+    );
+}
+
 macro_rules! msm_tests {
     ($name:ident, $curve:ty, $sizes:expr) => {
         mod $name {
@@ -304,6 +357,10 @@ macro_rules! msm_tests {
             #[test]
             fn windows_and_length_semantics() {
                 check_windows_and_semantics::<$curve>();
+            }
+            #[test]
+            fn bases_in_parts() {
+                check_parts::<$curve>();
             }
         }
     };

@@ -342,6 +342,9 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         {
             return Ok(p.clone());
         }
+        // On wasm32 wgpu's types are neither Send nor Sync (the browser's WebGPU is
+        // single-threaded), so neither is the Arc there; natively it is both.
+        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
         let plan = Arc::new(Plan::new(self.ctx, domain, dir, self.max_pass_bits)?);
         self.plans
             .lock()

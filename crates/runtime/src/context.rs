@@ -155,6 +155,7 @@ pub struct GpuContext {
 }
 
 /// Orders adapter types by preference: discrete first, software last.
+#[cfg(not(target_arch = "wasm32"))]
 fn type_rank(t: wgpu::DeviceType) -> u8 {
     match t {
         wgpu::DeviceType::DiscreteGpu => 0,
@@ -165,6 +166,7 @@ fn type_rank(t: wgpu::DeviceType) -> u8 {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The hint of a [`GpuError::NoAdapter`].
 fn no_adapter_hint(opts: &ContextOptions, seen: &[wgpu::AdapterInfo]) -> String {
     let mut h = String::new();
@@ -302,21 +304,18 @@ impl GpuContext {
         instance: &wgpu::Instance,
         opts: &ContextOptions,
     ) -> Result<wgpu::Adapter> {
+        // The browser picks the adapter: name and backend filters do not apply.
+        let _ = opts;
         instance
             .request_adapter(&wgpu::RequestAdapterOptions {
                 power_preference: wgpu::PowerPreference::HighPerformance,
-                force_fallback_adapter: false,
-                compatible_surface: None,
+                ..Default::default()
             })
             .await
             .map_err(|e| GpuError::NoAdapter {
                 hint: format!(
                     "{e}; the browser offers no WebGPU adapter (Chromium: --enable-unsafe-webgpu)"
                 ),
-            })
-            .and_then(|a| {
-                let _ = opts;
-                Ok(a)
             })
     }
 
