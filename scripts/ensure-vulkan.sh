@@ -19,23 +19,6 @@ if have_loader && have_driver; then
 fi
 
 pkgs=(mesa-vulkan-drivers libvulkan1)
-cmd="apt-get install -y --no-install-recommends ${pkgs[*]}"
-if ! command -v apt-get >/dev/null; then
-  echo "error: no Vulkan driver found and apt-get is not available; install a Vulkan driver" \
-       "(on a machine without a GPU, Mesa's lavapipe) and its loader, then run again" >&2
-  exit 1
-fi
-if [[ $(id -u) -eq 0 ]]; then
-  sudo=()
-elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-  sudo=(sudo)
-else
-  echo "error: no Vulkan driver found. Install Mesa's software Vulkan driver, then run again:" >&2
-  echo "    sudo apt-get update && sudo $cmd" >&2
-  exit 1
-fi
-echo "no Vulkan driver found: installing ${pkgs[*]} (Mesa lavapipe, software Vulkan)" >&2
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+bash "$(dirname "$0")/apt-install.sh" \
+  "no Vulkan driver found (Mesa's lavapipe is a software one)" "${pkgs[@]}"
 have_loader && have_driver || { echo "error: installing ${pkgs[*]} did not provide a Vulkan driver" >&2; exit 1; }

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs a software Vulkan driver where no Vulkan driver is present, then
-# runs every test of the workspace. GPU tests fail (never skip) when no adapter is found.
+# runs every test of the workspace, then the browser page in headless Chromium
+# (scripts/web.sh test; installs Chromium and wasm-bindgen-cli if missing; skipped when
+# arguments filter the tests or ZKGPU_SKIP_BROWSER=1). GPU tests fail (never skip) when no
+# adapter is found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo >/dev/null || { echo "error: cargo not found; install Rust 1.87 or newer (https://rustup.rs)" >&2; exit 1; }
@@ -15,4 +18,14 @@ status=${PIPESTATUS[0]}
 set -e
 # One closing line for the whole workspace (cargo prints one per test binary).
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+# The browser page in headless Chromium (software WebGPU), unless test filters were given.
+if (( $# == 0 )) && [[ ${ZKGPU_SKIP_BROWSER:-0} != 1 ]]; then
+  echo "== browser: scripts/web.sh test (wasm32 build, headless Chromium, WebGPU)"
+  if bash scripts/web.sh test; then
+    echo "browser test: passed"
+  else
+    echo "browser test: FAILED"
+    status=1
+  fi
+fi
 exit "$status"

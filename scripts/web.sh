@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The browser page (web/): an MSM and NTTs on the browser's WebGPU, checked against arkworks
+# compiled into the same wasm module.
+#   scripts/web.sh build               wasm32 build + JS glue into web/pkg
+#   scripts/web.sh serve [PORT]        build, then serve web/ on http://127.0.0.1:PORT (8080)
+#   scripts/web.sh test [--msm K] [--ntt K] [--timeout S]
+#                                      build, then run the page in headless Chromium with its
+#                                      software WebGPU adapter; exits non-zero unless every
+#                                      result equals arkworks'
+# Installs what is missing: the wasm32 target (rustup), wasm-bindgen-cli at the version
+# web/Cargo.toml pins (cargo install, a few minutes once), Chromium (apt, for `test`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+
+need() { command -v "$1" >/dev/null || { echo "error: $1 not found; $2" >&2; exit 1; }; }
+
+build() {
+  need cargo "install Rust 1.87 or newer (https://rustup.rs)"
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    rustup target add wasm32-unknown-unknown
+  fi
+  local want
+  want=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' web/Cargo.toml)
+  if [[ $(wasm-bindgen --version 2>/dev/null) != "wasm-bindgen $want" ]]; then
+    echo "installing wasm-bindgen-cli $want (matches the wasm-bindgen crate) ..." >&2
+    # --locked first; the registry mirror may lack a locked dependency version.
+    cargo install --quiet --locked wasm-bindgen-cli --version "$want" ||
+      cargo install --quiet wasm-bindgen-cli --version "$want"
+  fi
+  cargo build --release -p zkgpu-web --target wasm32-unknown-unknown
+  wasm-bindgen --target web --no-typescript --out-dir web/pkg \
+    target/wasm32-unknown-unknown/release/zkgpu_web.wasm
+  echo "built web/pkg ($(du -sh web/pkg | cut -f1))" >&2
+}
+
+cmd=${1:-test}
+shift || true
+case $cmd in
+  build) build ;;
+  serve)
+    build
+    need node "install Node.js 18 or newer"
+    exec node web/serve.mjs "${1:-8080}"
+    ;;
+  test)
+    build
+    need node "install Node.js 18 or newer"
+    if [[ -z ${CHROMIUM:-} ]] && [[ ! -x /usr/lib/chromium/chromium ]] && ! command -v chromium >/dev/null; then
+      bash scripts/apt-install.sh "no Chromium found (the page test drives headless Chromium)" chromium
+    fi
+    exec node web/e2e.mjs "$@"
+    ;;
+  *)
+    echo "usage: scripts/web.sh build | serve [PORT] | test [--msm K] [--ntt K] [--timeout S]" >&2
+    exit 2
+    ;;
+esac

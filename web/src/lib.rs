@@ -1,0 +1,240 @@
+//! zkgpu in the browser. [`run_suite`] runs a BLS12-381 G1 MSM and BLS12-381 Fr NTTs (forward,
+//! inverse, and forward on a coset) on a GPU context, repeats each on the CPU with arkworks,
+//! and reports times and whether the results agree. In a wasm32 build the page
+//! (`web/index.html`, driven by `scripts/web.sh`) calls it through the exported `run`, on the
+//! browser's WebGPU, with arkworks compiled into the same module; natively, the tests run the
+//! same suite on whatever adapter wgpu finds.
+
+use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
+use ark_ff::UniformRand;
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use web_time::Instant;
+use zkgpu_curves::{Bls12_381G1, GpuCurve};
+use zkgpu_msm::{GpuMsm, MsmConfig};
+use zkgpu_ntt::GpuNtt;
+use zkgpu_runtime::GpuContext;
+
+type G1 = <Bls12_381G1 as GpuCurve>::Projective;
+type Fr = ark_bls12_381::Fr;
+
+/// One computation, done on the GPU and with arkworks on the CPU.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// What was computed.
+    pub what: String,
+    /// Its size.
+    pub n: usize,
+    /// The first GPU call (pipeline creation included), milliseconds.
+    pub first_ms: f64,
+    /// A second GPU call on the same inputs, milliseconds.
+    pub gpu_ms: f64,
+    /// arkworks on the CPU, milliseconds.
+    pub cpu_ms: f64,
+    /// Whether both GPU results equal arkworks' result.
+    pub ok: bool,
+}
+
+/// What [`run_suite`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The adapter's name as the platform reports it.
+    pub adapter: String,
+    /// Its backend (`BrowserWebGpu` in a browser).
+    pub backend: String,
+    /// One row per computation.
+    pub rows: Vec<Row>,
+}
+
+impl Report {
+    /// Whether every computation ran and agreed with arkworks.
+    pub fn ok(&self) -> bool {
+        !self.rows.is_empty() && self.rows.iter().all(|r| r.ok)
+    }
+
+    /// The report as JSON (what the page receives).
+    pub fn to_json(&self) -> String {
+        let rows: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| {
+                format!(
+                    r#"{{"what":{},"n":{},"first_ms":{:.3},"gpu_ms":{:.3},"cpu_ms":{:.3},"ok":{}}}"#,
+                    json_string(&r.what),
+                    r.n,
+                    r.first_ms,
+                    r.gpu_ms,
+                    r.cpu_ms,
+                    r.ok
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"adapter":{},"backend":{},"ok":{},"rows":[{}]}}"#,
+            json_string(&self.adapter),
+            json_string(&self.backend),
+            self.ok(),
+            rows.join(",")
+        )
+    }
+}
+
+/// `s` as a JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// Runs an MSM of `2^log_msm` random BLS12-381 G1 points and NTTs of `2^log_ntt` random
+/// BLS12-381 Fr elements on `ctx`, each checked against arkworks on the same inputs (fixed
+/// seed). Errors of the GPU are returned as text.
+pub async fn run_suite(ctx: &GpuContext, log_msm: u32, log_ntt: u32) -> Result<Report, String> {
+    if log_msm > 20 || log_ntt > 22 {
+        return Err(format!(
+            "sizes 2^{log_msm} and 2^{log_ntt} are beyond this page (at most 2^20 and 2^22)"
+        ));
+    }
+    let mut rng = StdRng::seed_from_u64(0x2b9e_0c11);
+    let mut rows = Vec::new();
+
+    // MSM: distinct bases as runs of consecutive multiples of the generator.
+    let n = 1usize << log_msm;
+    let g = G1::generator();
+    let mut p = G1::rand(&mut rng);
+    let points: Vec<G1> = (0..n)
+        .map(|_| {
+            p += g;
+            p
+        })
+        .collect();
+    let bases = G1::normalize_batch(&points);
+    let scalars: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+    let msm = GpuMsm::<Bls12_381G1>::new(ctx).map_err(|e| e.to_string())?;
+    let prepared = msm.prepare(&bases).map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let first = msm
+        .msm_prepared(&prepared, &scalars, MsmConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let first_ms = ms(t);
+    let t = Instant::now();
+    let second = msm
+        .msm_prepared(&prepared, &scalars, MsmConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let gpu_ms = ms(t);
+    let t = Instant::now();
+    let want = G1::msm(&bases, &scalars).map_err(|e| format!("arkworks: {e}"))?;
+    let cpu_ms = ms(t);
+    rows.push(Row {
+        what: "MSM, BLS12-381 G1".into(),
+        n,
+        first_ms,
+        gpu_ms,
+        cpu_ms,
+        ok: first == want && second == want,
+    });
+
+    // NTTs: forward, inverse, and forward on a coset (a domain with an offset).
+    let n = 1usize << log_ntt;
+    let ntt = GpuNtt::<Fr>::new(ctx);
+    let plain = Radix2EvaluationDomain::<Fr>::new(n).ok_or("no radix-2 domain of that size")?;
+    let coset = plain
+        .get_coset(Fr::from(7u64))
+        .ok_or("no coset of that domain")?;
+    let values: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+    for (what, domain, inverse) in [
+        ("NTT (fft), BLS12-381 Fr", plain, false),
+        ("inverse NTT (ifft), BLS12-381 Fr", plain, true),
+        ("coset NTT (fft), BLS12-381 Fr", coset, false),
+    ] {
+        let mut times = [0.0; 2];
+        let mut results = Vec::new();
+        for time in &mut times {
+            let mut v = values.clone();
+            let t = Instant::now();
+            if inverse {
+                ntt.ifft(&domain, &mut v).await
+            } else {
+                ntt.fft(&domain, &mut v).await
+            }
+            .map_err(|e| e.to_string())?;
+            *time = ms(t);
+            results.push(v);
+        }
+        let mut want = values.clone();
+        let t = Instant::now();
+        if inverse {
+            domain.ifft_in_place(&mut want);
+        } else {
+            domain.fft_in_place(&mut want);
+        }
+        let cpu_ms = ms(t);
+        rows.push(Row {
+            what: what.into(),
+            n,
+            first_ms: times[0],
+            gpu_ms: times[1],
+            cpu_ms,
+            ok: results.iter().all(|r| *r == want),
+        });
+    }
+    let info = ctx.info();
+    Ok(Report {
+        adapter: info.name.clone(),
+        backend: format!("{:?}", info.backend),
+        rows,
+    })
+}
+
+/// The page's entry points.
+#[cfg(target_arch = "wasm32")]
+mod page {
+    use wasm_bindgen::prelude::*;
+    use zkgpu_runtime::{ContextOptions, GpuContext};
+
+    /// Opens the browser's WebGPU adapter and runs [`super::run_suite`]; resolves to the
+    /// report as JSON, or rejects with the error's text (no adapter, a GPU error).
+    #[wasm_bindgen]
+    pub async fn run(log_msm: u32, log_ntt: u32) -> Result<String, JsValue> {
+        let ctx = GpuContext::new(ContextOptions::default())
+            .await
+            .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        let report = super::run_suite(&ctx, log_msm, log_ntt)
+            .await
+            .map_err(|e| JsValue::from_str(&e))?;
+        Ok(report.to_json())
+    }
+
+    /// arkworks alone in this module: an MSM of `2^log_n` points on the CPU, milliseconds
+    /// (the page shows it when the browser has no WebGPU adapter).
+    #[wasm_bindgen]
+    pub fn cpu_msm_ms(log_n: u32) -> f64 {
+        use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
+        use ark_ff::UniformRand;
+        use ark_std::rand::{SeedableRng, rngs::StdRng};
+        let mut rng = StdRng::seed_from_u64(1);
+        let n = 1usize << log_n.min(16);
+        let g = super::G1::generator();
+        let points: Vec<super::G1> = (1..=n as u64).map(|k| g * super::Fr::from(k)).collect();
+        let bases = super::G1::normalize_batch(&points);
+        let scalars: Vec<super::Fr> = (0..n).map(|_| super::Fr::rand(&mut rng)).collect();
+        let t = web_time::Instant::now();
+        let _ = super::G1::msm(&bases, &scalars);
+        super::ms(t)
+    }
+}
