@@ -45,11 +45,19 @@ struct NttParams {
     // Number of transforms in the batch.
     batch: u32,
     grid_x: u32,
-    _pad: u32,
+    // log2 of the elements per page: element e lives in page e >> page_log.
+    page_log: u32,
 }
 
+// The data of a batch is paged across up to three bindings of 2^page_log elements each, so
+// that no binding exceeds the device's limit (WebGPU's default is 128 MiB: 2^22 elements);
+// pages the data does not reach are bound to small placeholder buffers and never read.
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> src1: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read> src2: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+@group(0) @binding(6) var<storage, read_write> dst1: array<vec4<u32>>;
+@group(0) @binding(7) var<storage, read_write> dst2: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> tables: array<vec4<u32>>;
 @group(0) @binding(3) var<uniform> params: NttParams;
 
@@ -59,10 +67,42 @@ const NTT_TILE: u32 = 512u;
 // Word w of tile element e at w * 512 + e: consecutive elements in consecutive banks.
 var<workgroup> tile: array<u32, 4096>;
 
-fn load_packed(buf_index: u32) -> Fe {
-    let lo = src[2u * buf_index];
-    let hi = src[2u * buf_index + 1u];
+// Element e of the batch from `src`'s pages.
+fn load_packed(e: u32) -> Fe {
+    let page = e >> params.page_log;
+    let i = 2u * (e & ((1u << params.page_log) - 1u));
+    var lo: vec4<u32>;
+    var hi: vec4<u32>;
+    if (page == 0u) {
+        lo = src[i];
+        hi = src[i + 1u];
+    } else if (page == 1u) {
+        lo = src1[i];
+        hi = src1[i + 1u];
+    } else {
+        lo = src2[i];
+        hi = src2[i + 1u];
+    }
     return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
+}
+
+// Element e of the batch into `dst`'s pages.
+fn store_packed(e: u32, x: Fe) {
+    let w = fe_pack(x);
+    let lo = vec4<u32>(w[0], w[1], w[2], w[3]);
+    let hi = vec4<u32>(w[4], w[5], w[6], w[7]);
+    let page = e >> params.page_log;
+    let i = 2u * (e & ((1u << params.page_log) - 1u));
+    if (page == 0u) {
+        dst[i] = lo;
+        dst[i + 1u] = hi;
+    } else if (page == 1u) {
+        dst1[i] = lo;
+        dst1[i + 1u] = hi;
+    } else {
+        dst2[i] = lo;
+        dst2[i + 1u] = hi;
+    }
 }
 
 fn table(index: u32) -> Fe {
@@ -177,9 +217,7 @@ fn ntt_pass(
             } else if (params.out_mode == 2u) {
                 x = times_power(x, params.out_hi, params.out_lo, idx);
             }
-            let w = fe_pack(x);
-            dst[2u * (base + idx)] = vec4<u32>(w[0], w[1], w[2], w[3]);
-            dst[2u * (base + idx) + 1u] = vec4<u32>(w[4], w[5], w[6], w[7]);
+            store_packed(base + idx, x);
         }
     }
 }

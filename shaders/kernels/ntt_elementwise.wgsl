@@ -12,21 +12,55 @@ struct EwParams {
     a_off: u32,
     b_off: u32,
     d_off: u32,
-    _pad0: u32,
+    // log2 of the elements per page of `ew_data` (see ntt.wgsl).
+    page_log: u32,
     _pad1: u32,
     // The constant c in our Montgomery form, packed.
     c: array<vec4<u32>, 2>,
 }
 
-// One binding for all operands: wgpu forbids binding one buffer read-only and read-write in
-// the same dispatch, and the witness map keeps a, b and c in one buffer.
+// One set of bindings for all operands: wgpu forbids binding one buffer read-only and
+// read-write in the same dispatch, and the witness map keeps a, b and c in one batch. The
+// batch is paged across up to three bindings like the passes' data (ntt.wgsl).
 @group(0) @binding(0) var<storage, read_write> ew_data: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> ew_data1: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read_write> ew_data2: array<vec4<u32>>;
 @group(0) @binding(1) var<uniform> ew: EwParams;
 
-fn ew_load(i: u32) -> Fe {
-    let lo = ew_data[2u * i];
-    let hi = ew_data[2u * i + 1u];
+fn ew_load(e: u32) -> Fe {
+    let page = e >> ew.page_log;
+    let i = 2u * (e & ((1u << ew.page_log) - 1u));
+    var lo: vec4<u32>;
+    var hi: vec4<u32>;
+    if (page == 0u) {
+        lo = ew_data[i];
+        hi = ew_data[i + 1u];
+    } else if (page == 1u) {
+        lo = ew_data1[i];
+        hi = ew_data1[i + 1u];
+    } else {
+        lo = ew_data2[i];
+        hi = ew_data2[i + 1u];
+    }
     return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
+}
+
+fn ew_store(e: u32, x: Fe) {
+    let w = fe_pack(x);
+    let lo = vec4<u32>(w[0], w[1], w[2], w[3]);
+    let hi = vec4<u32>(w[4], w[5], w[6], w[7]);
+    let page = e >> ew.page_log;
+    let i = 2u * (e & ((1u << ew.page_log) - 1u));
+    if (page == 0u) {
+        ew_data[i] = lo;
+        ew_data[i + 1u] = hi;
+    } else if (page == 1u) {
+        ew_data1[i] = lo;
+        ew_data1[i + 1u] = hi;
+    } else {
+        ew_data2[i] = lo;
+        ew_data2[i + 1u] = hi;
+    }
 }
 
 // Elementwise kernels of the witness map. One multiplication site, run once or twice.
@@ -64,8 +98,5 @@ fn ntt_elementwise(@builtin(global_invocation_id) gid: vec3<u32>) {
             }
         }
     }
-    let w = fe_pack(x);
-    let o = 2u * (ew.a_off + i);
-    ew_data[o] = vec4<u32>(w[0], w[1], w[2], w[3]);
-    ew_data[o + 1u] = vec4<u32>(w[4], w[5], w[6], w[7]);
+    ew_store(ew.a_off + i, x);
 }

@@ -36,6 +36,10 @@ pub struct NttArgs {
     /// Largest pass in bits (1..=9); repeat to compare [default: the engine's].
     #[arg(long)]
     max_pass_bits: Vec<u32>,
+    /// Most elements per storage binding, log2 (data is paged across up to three bindings)
+    /// [default: what the device's binding limit allows].
+    #[arg(long)]
+    max_page_log: Option<u32>,
 }
 
 pub fn run(args: &NttArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -65,9 +69,17 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
     };
     let engines: Vec<(u32, GpuNtt<'_, F>)> = bits
         .iter()
-        .map(|&b| (b, GpuNtt::<F>::new(&ctx).with_max_pass_bits(b)))
+        .map(|&b| {
+            let e = GpuNtt::<F>::new(&ctx).with_max_pass_bits(b);
+            let e = match args.max_page_log {
+                Some(p) => e.with_max_page_log(p),
+                None => e,
+            };
+            (b, e)
+        })
         .collect();
     let ntt = &engines[0].1;
+    println!("data pages: up to 2^{} elements each", ntt.page_log());
     let t = Instant::now();
     for (entry, s) in ntt.warm_up_blocking()? {
         println!("pipeline {entry}: {:.3} s", s);

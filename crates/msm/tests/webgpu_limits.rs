@@ -10,26 +10,16 @@ use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use zkgpu_curves::{Bls12_381G1, GpuCurve};
 use zkgpu_msm::{GpuMsm, MsmConfig};
-use zkgpu_runtime::{ContextOptions, GpuContext, LimitsChoice};
+use zkgpu_runtime::{ContextOptions, GpuContext};
 
 type C = Bls12_381G1;
 
 #[test]
 fn msm_past_one_binding_under_webgpu_default_limits() {
-    let ctx = GpuContext::new_blocking(ContextOptions {
-        limits: LimitsChoice::WebGpuDefault,
-        ..ContextOptions::from_env().unwrap()
-    })
-    .unwrap_or_else(|e| panic!("{e}"));
+    let ctx = GpuContext::new_blocking(ContextOptions::webgpu_default_from_env().unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
     let defaults = zkgpu_runtime::wgpu::Limits::default();
-    assert_eq!(
-        ctx.limits().max_storage_buffer_binding_size,
-        defaults.max_storage_buffer_binding_size
-    );
-    assert_eq!(
-        ctx.limits().max_storage_buffers_per_shader_stage,
-        defaults.max_storage_buffers_per_shader_stage
-    );
+    assert_eq!(ctx.limits(), &defaults);
     let msm = GpuMsm::<C>::new(&ctx).unwrap();
     let part = msm.part_len();
     let point_bytes = C::affine_words() as u64 * 4;

@@ -66,14 +66,20 @@ impl NttField for ark_bls12_377::Fr {
 /// Bytes per element on the GPU.
 pub const ELEMENT_BYTES: u64 = 32;
 
-/// `batch` vectors of `len` field elements each, resident on the GPU, with a scratch buffer of
-/// the same size for the passes to alternate with.
+/// Storage bindings a batch may be paged across (the kernels declare this many per operand).
+pub const MAX_PAGES: usize = 3;
+
+/// `batch` vectors of `len` field elements each, resident on the GPU, with a scratch copy of
+/// the same size for the passes to alternate with. The elements (vector after vector) are
+/// paged across up to [`MAX_PAGES`] buffers of `2^page_log` elements, each within one storage
+/// binding.
 #[derive(Debug)]
 pub struct DeviceVec<F> {
-    data: wgpu::Buffer,
-    scratch: wgpu::Buffer,
+    data: Vec<wgpu::Buffer>,
+    scratch: Vec<wgpu::Buffer>,
     len: usize,
     batch: usize,
+    page_log: u32,
     _field: std::marker::PhantomData<F>,
 }
 
@@ -93,9 +99,33 @@ impl<F> DeviceVec<F> {
         self.batch
     }
 
-    /// The buffer holding the data (packed elements, vector after vector).
-    pub fn buffer(&self) -> &wgpu::Buffer {
+    /// The buffers holding the data (packed elements, vector after vector, `2^page_log`
+    /// elements per buffer).
+    pub fn pages(&self) -> &[wgpu::Buffer] {
         &self.data
+    }
+
+    /// log2 of the elements per page.
+    pub fn page_log(&self) -> u32 {
+        self.page_log
+    }
+
+    /// `(page, byte offset in it, bytes)` pieces of elements `start..end` of the batch.
+    fn pieces(&self, start: u64, end: u64) -> Vec<(usize, u64, u64)> {
+        let page = 1u64 << self.page_log;
+        let mut out = Vec::new();
+        let mut e = start;
+        while e < end {
+            let k = e >> self.page_log;
+            let stop = end.min((k + 1) * page);
+            out.push((
+                k as usize,
+                (e - k * page) * ELEMENT_BYTES,
+                (stop - e) * ELEMENT_BYTES,
+            ));
+            e = stop;
+        }
+        out
     }
 }
 
@@ -126,7 +156,7 @@ struct PassParams {
     per_transform: u32,
     batch: u32,
     grid_x: u32,
-    _pad: u32,
+    page_log: u32,
 }
 
 #[repr(C)]
@@ -138,7 +168,8 @@ struct EwParams {
     a_off: u32,
     b_off: u32,
     d_off: u32,
-    _pad: [u32; 2],
+    page_log: u32,
+    _pad: u32,
     c: [u32; 8],
 }
 
@@ -189,6 +220,11 @@ pub struct GpuNtt<'c, F: NttField> {
     ew_module: Composed,
     plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
     max_pass_bits: u32,
+    /// Most elements per page, log2 (None: what the binding limit allows).
+    max_page_log: Option<u32>,
+    /// Placeholders bound where a batch has fewer than [`MAX_PAGES`] pages: one read-only,
+    /// two read-write (distinct, so no writable binding aliases another).
+    placeholders: [wgpu::Buffer; 3],
     _field: std::marker::PhantomData<F>,
 }
 
@@ -201,14 +237,44 @@ const EW_WG: u32 = 256;
 impl<'c, F: NttField> GpuNtt<'c, F> {
     /// The engine on `ctx`.
     pub fn new(ctx: &'c GpuContext) -> Self {
+        let placeholder = || {
+            ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ntt page placeholder"),
+                size: 2 * ELEMENT_BYTES,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
         Self {
             ctx,
             pass_module: zkgpu_shaders::ntt(F::MODULE),
             ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE),
             plans: Mutex::new(HashMap::new()),
             max_pass_bits: DEFAULT_MAX_PASS_BITS,
+            max_page_log: None,
+            placeholders: [placeholder(), placeholder(), placeholder()],
             _field: std::marker::PhantomData,
         }
+    }
+
+    /// Pages device vectors made from now on into buffers of at most `2^bits` elements
+    /// (at least 2^1), below what the binding limit allows: tests use it to cross pages with
+    /// small transforms.
+    pub fn with_max_page_log(mut self, bits: u32) -> Self {
+        self.max_page_log = Some(bits.max(1));
+        self
+    }
+
+    /// log2 of the elements per page: the largest power of two whose bytes fit one storage
+    /// binding (and one buffer), at most 2^31.
+    pub fn page_log(&self) -> u32 {
+        let limits = self.ctx.limits();
+        let max = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size)
+            / ELEMENT_BYTES;
+        let fit = (63 - max.max(2).leading_zeros()).min(31);
+        self.max_page_log.map_or(fit, |m| m.min(fit))
     }
 
     /// Limits each pass to `bits` (1..=9) bits of the transform: smaller passes give each
@@ -271,17 +337,55 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
 
     /// `batch` zero vectors of `len` elements.
     pub fn zeroed(&self, len: usize, batch: usize) -> Result<DeviceVec<F>> {
-        let bytes = (len as u64)
+        let total = (len as u64)
             .checked_mul(batch as u64)
-            .and_then(|e| e.checked_mul(ELEMENT_BYTES))
-            .ok_or_else(|| NttError::Shape(format!("{batch} x {len} elements overflow")))?;
+            .filter(|&t| t <= u64::from(u32::MAX))
+            .ok_or_else(|| {
+                NttError::Shape(format!(
+                    "{batch} x {len} elements exceed the kernels' 2^32 element indices"
+                ))
+            })?;
+        let page_log = self.page_log();
+        let page = 1u64 << page_log;
+        let pages = total.div_ceil(page).max(1) as usize;
+        if pages > MAX_PAGES {
+            return Err(NttError::Shape(format!(
+                "{batch} x {len} elements need {pages} storage bindings of 2^{page_log} \
+                 elements ({} bytes each); the kernels bind at most {MAX_PAGES}",
+                page * ELEMENT_BYTES
+            )));
+        }
+        let alloc = |label: &str| -> Result<Vec<wgpu::Buffer>> {
+            (0..pages as u64)
+                .map(|k| {
+                    let elems = page.min(total - (k * page).min(total));
+                    Ok(self.ctx.storage_zeroed(label, elems * ELEMENT_BYTES)?)
+                })
+                .collect()
+        };
         Ok(DeviceVec {
-            data: self.ctx.storage_zeroed("ntt data", bytes)?,
-            scratch: self.ctx.storage_zeroed("ntt scratch", bytes)?,
+            data: alloc("ntt data")?,
+            scratch: alloc("ntt scratch")?,
             len,
             batch,
+            page_log,
             _field: std::marker::PhantomData,
         })
+    }
+
+    /// The three bindings of `pages`, placeholders where there are fewer.
+    fn page_bindings<'a>(
+        &'a self,
+        pages: &'a [wgpu::Buffer],
+        writable: bool,
+    ) -> [&'a wgpu::Buffer; 3] {
+        let [ro, rw1, rw2] = &self.placeholders;
+        let spare = if writable { [rw1, rw2] } else { [ro, ro] };
+        [
+            pages.first().unwrap_or(spare[0]),
+            pages.get(1).unwrap_or(spare[0]),
+            pages.get(2).unwrap_or(spare[1]),
+        ]
     }
 
     /// Overwrites the start of vector `index` with `values` (the rest keeps its contents).
@@ -295,11 +399,16 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
             )));
         }
         let words = pack_slice(values);
-        if !words.is_empty() {
-            let offset = (index * dv.len) as u64 * ELEMENT_BYTES;
-            self.ctx
-                .queue()
-                .write_buffer(&dv.data, offset, bytemuck::cast_slice(&words));
+        let start = (index * dv.len) as u64;
+        let mut at = 0usize;
+        for (page, offset, bytes) in dv.pieces(start, start + values.len() as u64) {
+            let n = (bytes / 4) as usize;
+            self.ctx.queue().write_buffer(
+                &dv.data[page],
+                offset,
+                bytemuck::cast_slice(&words[at..at + n]),
+            );
+            at += n;
         }
         Ok(())
     }
@@ -315,9 +424,15 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         if dv.len == 0 {
             return Ok(Vec::new());
         }
-        let bytes = dv.len as u64 * ELEMENT_BYTES;
-        let offset = index as u64 * bytes;
-        let words: Vec<u32> = self.ctx.read_back_range(&dv.data, offset, bytes).await?;
+        let start = (index * dv.len) as u64;
+        let mut words: Vec<u32> = Vec::with_capacity(dv.len * 8);
+        for (page, offset, bytes) in dv.pieces(start, start + dv.len as u64) {
+            words.extend(
+                self.ctx
+                    .read_back_range::<u32>(&dv.data[page], offset, bytes)
+                    .await?,
+            );
+        }
         unpack_slice(&words).map_err(|e| {
             NttError::Gpu(GpuError::Device(format!(
                 "the GPU returned a non-canonical element: {e}"
@@ -415,12 +530,19 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
             p.per_transform = per_transform;
             p.batch = batch as u32;
             p.grid_x = gx;
+            p.page_log = dv.page_log;
             let params = self.ctx.uniform_buffer("ntt pass params", &p);
+            let [s0, s1, s2] = self.page_bindings(&dv.data, false);
+            let [d0, d1, d2] = self.page_bindings(&dv.scratch, true);
             let bind = self.ctx.bind_group(
                 &pipeline,
                 &[
-                    (0, &dv.data),
-                    (1, &dv.scratch),
+                    (0, s0),
+                    (4, s1),
+                    (5, s2),
+                    (1, d0),
+                    (6, d1),
+                    (7, d2),
                     (2, &plan.tables),
                     (3, &params),
                 ],
@@ -443,10 +565,11 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
             std::mem::swap(&mut dv.data, &mut dv.scratch);
         }
         if batch < dv.batch && plan.passes.len() % 2 == 1 {
-            // The untouched vectors are in the other buffer now: copy them across.
-            let start = batch as u64 * n as u64 * ELEMENT_BYTES;
-            let rest = (dv.batch - batch) as u64 * n as u64 * ELEMENT_BYTES;
-            enc.copy_buffer_to_buffer(&dv.scratch, start, &dv.data, start, rest);
+            // The untouched vectors are in the other buffers now: copy them across.
+            let (start, end) = ((batch * n) as u64, (dv.batch * n) as u64);
+            for (page, offset, bytes) in dv.pieces(start, end) {
+                enc.copy_buffer_to_buffer(&dv.scratch[page], offset, &dv.data[page], offset, bytes);
+            }
         }
         Ok(())
     }
@@ -493,13 +616,15 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
                 a_off: off(a),
                 b_off: off(b),
                 d_off: off(d),
-                _pad: [0; 2],
+                page_log: dv.page_log,
+                _pad: 0,
                 c: cw,
             },
         );
+        let [p0, p1, p2] = self.page_bindings(&dv.data, true);
         let bind = self
             .ctx
-            .bind_group(&pipeline, &[(0, &dv.data), (1, &params)]);
+            .bind_group(&pipeline, &[(0, p0), (2, p1), (3, p2), (1, &params)]);
         let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("ntt elementwise"),
             timestamp_writes: None,

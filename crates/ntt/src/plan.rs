@@ -127,7 +127,7 @@ impl Plan {
                 per_transform: 0,
                 batch: 0,
                 grid_x: 0,
-                _pad: 0,
+                page_log: 31,
             };
             if !last {
                 params.out_mode = 1;

@@ -137,9 +137,78 @@ fn resizing_matches_arkworks() {
 
 #[test]
 fn batches_and_elementwise_kernels() {
+    check_batches(GpuNtt::<ark_bls12_381::Fr>::new(ctx()), 5);
+}
+
+/// Batches paged across three bindings (one vector per page of 2^10 elements), a vector of
+/// two pages transformed across the page boundary, vectors that straddle a page boundary in
+/// the elementwise kernels and in uploads and downloads, and a batch too large for the
+/// kernels' three bindings.
+#[test]
+fn data_paged_across_bindings() {
     type F = ark_bls12_381::Fr;
-    let ntt = GpuNtt::<F>::new(ctx());
-    let mut rng = rng(5);
+    let paged = || GpuNtt::<F>::new(ctx()).with_max_page_log(10);
+    assert_eq!(paged().page_log(), 10);
+    check_batches(paged(), 6);
+    let ntt = paged();
+    let mut rng = rng(7);
+    for log_n in [11u32, 10] {
+        for (name, d) in domains::<F>(log_n) {
+            let v: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
+            let mut dv = ntt.upload(&v).unwrap();
+            assert_eq!(dv.pages().len(), 1 << (log_n - 10));
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let mut want = v.clone();
+                match dir {
+                    Direction::Forward => d.fft_in_place(&mut want),
+                    Direction::Inverse => d.ifft_in_place(&mut want),
+                }
+                ntt.write(&dv, 0, &v).unwrap();
+                ntt.transform_blocking(&mut dv, &d, dir).unwrap();
+                assert!(
+                    ntt.download_blocking(&dv, 0).unwrap() == want,
+                    "2^{log_n} {name} {dir:?} in pages of 2^10"
+                );
+            }
+        }
+    }
+    // 3 x 700 elements: vector 1 is 700..1400, across the boundary at 1024.
+    let vs: Vec<Vec<F>> = (0..3)
+        .map(|_| (0..700).map(|_| F::rand(&mut rng)).collect())
+        .collect();
+    let dv = ntt
+        .upload_batch(&vs.iter().map(Vec::as_slice).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(dv.pages().len(), 3);
+    for (i, v) in vs.iter().enumerate() {
+        assert!(
+            ntt.download_blocking(&dv, i).unwrap() == *v,
+            "round trip {i}"
+        );
+    }
+    let mut enc = ntt.encoder();
+    pollster::block_on(ntt.record_elementwise(&mut enc, &dv, Elementwise::Mul { a: 2, b: 1 }))
+        .unwrap();
+    pollster::block_on(ntt.record_elementwise(&mut enc, &dv, Elementwise::Sub { a: 1, b: 0 }))
+        .unwrap();
+    ntt.submit(enc).unwrap();
+    let prod: Vec<F> = vs[2].iter().zip(&vs[1]).map(|(x, y)| *x * y).collect();
+    let diff: Vec<F> = vs[1].iter().zip(&vs[0]).map(|(x, y)| *x - y).collect();
+    assert!(
+        ntt.download_blocking(&dv, 2).unwrap() == prod,
+        "mul across pages"
+    );
+    assert!(
+        ntt.download_blocking(&dv, 1).unwrap() == diff,
+        "sub across pages"
+    );
+    // Four pages of 2^10 do not fit the kernels' three bindings: a typed error.
+    assert!(matches!(ntt.zeroed(1 << 12, 1), Err(NttError::Shape(_))));
+    assert!(matches!(ntt.zeroed(1 << 10, 4), Err(NttError::Shape(_))));
+}
+
+fn check_batches<F: NttField>(ntt: GpuNtt<'_, F>, seed: u64) {
+    let mut rng = rng(seed);
     let n = 1024;
     let d = Radix2EvaluationDomain::<F>::new(n).unwrap();
     let coset = d.get_coset(F::GENERATOR).unwrap();

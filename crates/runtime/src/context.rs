@@ -43,6 +43,16 @@ impl Default for ContextOptions {
 }
 
 impl ContextOptions {
+    /// [`ContextOptions::from_env`], but with exactly WebGPU's default limits (what a
+    /// browser grants without asking), whatever `ZKGPU_LIMITS` says: for tests that the
+    /// engines stay within them.
+    pub fn webgpu_default_from_env() -> Result<Self> {
+        Ok(Self {
+            limits: LimitsChoice::WebGpuDefault,
+            ..Self::from_env()?
+        })
+    }
+
     /// Options from `ZKGPU_ADAPTER`, `ZKGPU_BACKEND` (or `WGPU_BACKEND`) and `ZKGPU_LIMITS`.
     pub fn from_env() -> Result<Self> {
         let mut o = Self::default();
