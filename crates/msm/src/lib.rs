@@ -289,15 +289,8 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
     /// Most points per part of prepared bases: the bases, the scalars and every working
     /// buffer of a default-shaped MSM over one part fit in one storage binding.
     pub fn part_len(&self) -> usize {
-        let len = part_len::<C>(self.max_binding());
+        let len = part_len::<C>(self.ctx.max_binding_bytes());
         self.max_part.map_or(len, |m| m.min(len))
-    }
-
-    fn max_binding(&self) -> u64 {
-        let limits = self.ctx.limits();
-        limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size)
     }
 
     /// Uploads `bases` in GPU form, in parts of at most [`GpuMsm::part_len`] points.
@@ -443,7 +436,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         stamps: bool,
         timings: &mut MsmTimings,
     ) -> Result<C::Projective> {
-        let shape = Shape::new::<C>(words.len() / 8, config, self.max_binding())?;
+        let shape = Shape::new::<C>(words.len() / 8, config, self.ctx.max_binding_bytes())?;
         if timings.window_bits == 0 {
             timings.window_bits = shape.c;
             timings.segments = shape.segments;

@@ -268,11 +268,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
     /// log2 of the elements per page: the largest power of two whose bytes fit one storage
     /// binding (and one buffer), at most 2^31.
     pub fn page_log(&self) -> u32 {
-        let limits = self.ctx.limits();
-        let max = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size)
-            / ELEMENT_BYTES;
+        let max = self.ctx.max_binding_bytes() / ELEMENT_BYTES;
         let fit = (63 - max.max(2).leading_zeros()).min(31);
         self.max_page_log.map_or(fit, |m| m.min(fit))
     }

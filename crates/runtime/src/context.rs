@@ -176,8 +176,8 @@ fn type_rank(t: wgpu::DeviceType) -> u8 {
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 /// The hint of a [`GpuError::NoAdapter`].
+#[cfg(not(target_arch = "wasm32"))]
 fn no_adapter_hint(opts: &ContextOptions, seen: &[wgpu::AdapterInfo]) -> String {
     let mut h = String::new();
     if let Some(name) = &opts.adapter_name {
@@ -352,6 +352,14 @@ impl GpuContext {
     /// The limits the device was opened with.
     pub fn limits(&self) -> &wgpu::Limits {
         &self.limits
+    }
+
+    /// The most bytes one storage buffer binding may hold: the binding limit, or the buffer
+    /// limit where that is lower. Engines size their parts and pages by it.
+    pub fn max_binding_bytes(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
     }
 
     /// Whether the device records GPU timestamps.
