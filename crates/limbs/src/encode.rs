@@ -293,16 +293,33 @@ pub fn unpack_slice<F: PackedWords>(words: &[u32]) -> Result<Vec<F>, DecodeError
         });
     }
     let mut out = vec![F::zero(); words.len() / w];
+    unpack_into(words, &mut out, 0)?;
+    Ok(out)
+}
+
+/// Reads `out.len()` elements from packed words, in parallel; every element must be
+/// canonical. Errors name element indices from `first`.
+pub fn unpack_into<F: PackedWords>(
+    words: &[u32],
+    out: &mut [F],
+    first: usize,
+) -> Result<(), DecodeError> {
+    let w = F::PACKED_WORDS;
+    if words.len() != out.len() * w {
+        return Err(DecodeError::Length {
+            per_element: w,
+            got: words.len(),
+        });
+    }
     out.par_chunks_mut(PAR_CHUNK)
         .zip(words.par_chunks(w * PAR_CHUNK))
         .enumerate()
         .try_for_each(|(c, (o, ws))| {
             for (i, (o, ws)) in o.iter_mut().zip(ws.chunks_exact(w)).enumerate() {
-                *o = F::read_packed(ws, c * PAR_CHUNK + i)?;
+                *o = F::read_packed(ws, first + c * PAR_CHUNK + i)?;
             }
             Ok(())
-        })?;
-    Ok(out)
+        })
 }
 
 #[cfg(test)]

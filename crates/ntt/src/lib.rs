@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use ark_ff::{FftField, PrimeField};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
-use zkgpu_limbs::{PackedWords, pack_slice, unpack_slice};
+use zkgpu_limbs::{PackedWords, unpack_into};
 use zkgpu_runtime::wgpu;
 use zkgpu_runtime::{Checks, GpuContext, GpuError, grid};
 use zkgpu_shaders::{Composed, FieldModule};
@@ -394,17 +394,25 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
                 dv.len
             )));
         }
-        let words = pack_slice(values);
         let start = (index * dv.len) as u64;
         let mut at = 0usize;
         for (page, offset, bytes) in dv.pieces(start, start + values.len() as u64) {
-            let n = (bytes / 4) as usize;
-            self.ctx.queue().write_buffer(
+            let piece = &values[at..at + (bytes / ELEMENT_BYTES) as usize];
+            // Packed on the host's threads straight into the staging memory.
+            self.ctx.write_par(
                 &dv.data[page],
                 offset,
-                bytemuck::cast_slice(&words[at..at + n]),
-            );
-            at += n;
+                bytes,
+                ELEMENT_BYTES as usize,
+                |first, block| {
+                    let words: &mut [u32] = bytemuck::cast_slice_mut(block);
+                    let first = first / ELEMENT_BYTES as usize;
+                    for (w, x) in words.chunks_exact_mut(8).zip(&piece[first..]) {
+                        x.write_packed(w);
+                    }
+                },
+            )?;
+            at += piece.len();
         }
         Ok(())
     }
@@ -421,19 +429,29 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
             return Ok(Vec::new());
         }
         let start = (index * dv.len) as u64;
-        let mut words: Vec<u32> = Vec::with_capacity(dv.len * 8);
+        let mut out = vec![F::zero(); dv.len];
+        let mut at = 0usize;
         for (page, offset, bytes) in dv.pieces(start, start + dv.len as u64) {
-            words.extend(
-                self.ctx
-                    .read_back_range::<u32>(&dv.data[page], offset, bytes)
-                    .await?,
-            );
+            let n = (bytes / ELEMENT_BYTES) as usize;
+            let piece = &mut out[at..at + n];
+            // Unpacked on the host's threads straight from the mapped staging memory.
+            self.ctx
+                .read_back_par(
+                    &dv.data[page],
+                    offset,
+                    piece,
+                    ELEMENT_BYTES as usize,
+                    |bytes, out, first| unpack_into(bytemuck::cast_slice(bytes), out, at + first),
+                )
+                .await?
+                .map_err(|e| {
+                    NttError::Gpu(GpuError::Device(format!(
+                        "the GPU returned a non-canonical element: {e}"
+                    )))
+                })?;
+            at += n;
         }
-        unpack_slice(&words).map_err(|e| {
-            NttError::Gpu(GpuError::Device(format!(
-                "the GPU returned a non-canonical element: {e}"
-            )))
-        })
+        Ok(out)
     }
 
     fn plan(&self, domain: &Radix2EvaluationDomain<F>, dir: Direction) -> Result<Arc<Plan>> {
