@@ -36,6 +36,17 @@ pub enum MsmError {
     /// A configuration value is out of range.
     #[error("invalid MSM configuration: {0}")]
     Config(String),
+    /// A scalar is wider than `MsmConfig::scalar_bits` promised.
+    #[error("scalar {index} has {bits} bits, more than the configured scalar_bits {limit}")]
+    ScalarTooWide {
+        /// Index of a scalar that is too wide (the first one found, not necessarily the
+        /// lowest index).
+        index: usize,
+        /// Its bit length.
+        bits: u32,
+        /// The configured bound.
+        limit: u32,
+    },
     /// The GPU failed, or the input does not fit on it.
     #[error(transparent)]
     Gpu(#[from] GpuError),
@@ -56,6 +67,11 @@ pub struct MsmConfig {
     /// Most entries one invocation adds during bucket accumulation; larger buckets are split
     /// into chunks summed in parallel (default: from `n`, see [`default_chunk`]).
     pub chunk: Option<u32>,
+    /// Every scalar is below `2^scalar_bits` (default: the scalar field's bit size). Fewer
+    /// bits mean fewer windows: small-scalar MSMs, and the half-width scalars of a GLV
+    /// decomposition. Checked on the host as the scalars are converted: a wider scalar gives
+    /// [`MsmError::ScalarTooWide`], never a wrong sum.
+    pub scalar_bits: Option<u32>,
 }
 
 /// The default accumulation chunk for `n` points and windows of `c` bits: four times the
@@ -162,9 +178,10 @@ struct AccumulateParams {
 /// device has them (else they are zero and `gpu_total` is the wall time of the GPU work).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MsmTimings {
-    /// Scalars to canonical integers on the host.
+    /// Scalars to canonical integers on the host, written straight into the upload's
+    /// staging memory (conversion and copy in one parallel pass).
     pub host_scalars: f64,
-    /// Scalar upload and buffer set-up.
+    /// Buffer and bind-group set-up (the scalar write is in `host_scalars`).
     pub upload: f64,
     /// Signed digits and bucket histogram.
     pub digits: f64,
@@ -406,37 +423,36 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         if n == 0 {
             return Ok((C::Projective::zero(), timings));
         }
-        let t = web_time::Instant::now();
-        let converted;
-        let words = match scalars {
-            Scalars::Field(f) => {
-                converted = scalar_words(&f[..n]);
-                &converted[..]
-            }
-            Scalars::Words(w) => &w[..8 * n],
-        };
-        timings.host_scalars = t.elapsed().as_secs_f64();
         let mut result = C::Projective::zero();
         for part in bases.parts.iter().take_while(|p| p.start < n) {
             let end = n.min(part.start + part.len);
-            let words = &words[8 * part.start..8 * end];
+            let scalars = scalars.range(part.start, end);
             result += self
-                .run_part(&part.buffer, words, config, stamps, &mut timings)
+                .run_part(
+                    &part.buffer,
+                    part.start,
+                    scalars,
+                    config,
+                    stamps,
+                    &mut timings,
+                )
                 .await?;
         }
         Ok((result, timings))
     }
 
     /// The MSM of one part of the bases (`words`: its scalars), adding to `timings`.
+    #[allow(clippy::too_many_arguments)]
     async fn run_part(
         &self,
         bases: &wgpu::Buffer,
-        words: &[u32],
+        part_start: usize,
+        scalars: Scalars<'_, C::Scalar>,
         config: MsmConfig,
         stamps: bool,
         timings: &mut MsmTimings,
     ) -> Result<C::Projective> {
-        let shape = Shape::new::<C>(words.len() / 8, config, self.ctx.max_binding_bytes())?;
+        let shape = Shape::new::<C>(scalars.len(), config, self.ctx.max_binding_bytes())?;
         if timings.window_bits == 0 {
             timings.window_bits = shape.c;
             timings.segments = shape.segments;
@@ -455,8 +471,34 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             Some(s) => s,
             None => self.scratch_for(shape)?,
         };
-        ctx.queue()
-            .write_buffer(&s.scalars, 0, bytemuck::cast_slice(words));
+        // Scalars to words on the host's threads, straight into the staging memory.
+        let t_scalars = web_time::Instant::now();
+        let limit = shape.scalar_bits;
+        let too_wide = std::sync::Mutex::new(None);
+        ctx.write_par(&s.scalars, 0, 32 * scalars.len() as u64, 32, |at, block| {
+            scalars.write_words(at / 32, block);
+            if limit < 256 {
+                let words: &[u32] = bytemuck::cast_slice(block);
+                for (k, w) in words.chunks_exact(8).enumerate() {
+                    let bits = scalar_bits(w);
+                    if bits > limit {
+                        let mut first = too_wide.lock().unwrap_or_else(|e| e.into_inner());
+                        first.get_or_insert((at / 32 + k, bits));
+                        break;
+                    }
+                }
+            }
+        })?;
+        if let Some((index, bits)) = too_wide.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            self.return_scratch(s);
+            return Err(MsmError::ScalarTooWide {
+                index: index + part_start,
+                bits,
+                limit,
+            });
+        }
+        let scalar_time = t_scalars.elapsed().as_secs_f64();
+        timings.host_scalars += scalar_time;
         let Shape {
             n: n32,
             windows,
@@ -580,7 +622,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             level_groups.push((bg, grid(level.groups, WORKGROUP_SIZE, max)));
             level_in = &level.out;
         }
-        timings.upload += t.elapsed().as_secs_f64();
+        timings.upload += t.elapsed().as_secs_f64() - scalar_time;
 
         let device = ctx.device();
         // (stage kind, pipeline, bind group, dispatch): kinds index MsmTimings' GPU fields.
@@ -998,13 +1040,49 @@ enum Scalars<'a, F> {
     Words(&'a [u32]),
 }
 
-impl<F> Scalars<'_, F> {
+impl<'a, F: PrimeField> Scalars<'a, F> {
     fn len(&self) -> usize {
         match self {
             Self::Field(f) => f.len(),
             Self::Words(w) => w.len() / 8,
         }
     }
+
+    /// Scalars `start..end`.
+    fn range(self, start: usize, end: usize) -> Self {
+        match self {
+            Self::Field(f) => Self::Field(&f[start..end]),
+            Self::Words(w) => Self::Words(&w[8 * start..8 * end]),
+        }
+    }
+
+    /// The words of scalars `first..` into `out` (32 bytes a scalar): canonical, 8
+    /// little-endian u32 words each.
+    fn write_words(&self, first: usize, out: &mut [u8]) {
+        let count = out.len() / 32;
+        match self {
+            Self::Field(f) => {
+                for (o, s) in out.chunks_exact_mut(32).zip(&f[first..first + count]) {
+                    o.fill(0);
+                    let limbs = s.into_bigint();
+                    for (o, l) in o.chunks_exact_mut(8).zip(limbs.as_ref()) {
+                        o.copy_from_slice(&l.to_le_bytes());
+                    }
+                }
+            }
+            Self::Words(w) => {
+                out.copy_from_slice(bytemuck::cast_slice(&w[8 * first..8 * (first + count)]));
+            }
+        }
+    }
+}
+
+/// Bit length of a scalar given as 8 little-endian u32 words.
+fn scalar_bits(words: &[u32]) -> u32 {
+    words
+        .iter()
+        .rposition(|&w| w != 0)
+        .map_or(0, |k| 32 * k as u32 + 32 - words[k].leading_zeros())
 }
 
 /// Canonical scalars as 8 little-endian u32 words each (scalar fields of at most 256 bits).
@@ -1013,13 +1091,7 @@ fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
     out.par_chunks_mut(8 * 1024)
         .zip(scalars.par_chunks(1024))
         .for_each(|(o, s)| {
-            for (o, s) in o.chunks_exact_mut(8).zip(s) {
-                let limbs = s.into_bigint();
-                for (pair, l) in o.chunks_exact_mut(2).zip(limbs.as_ref()) {
-                    pair[0] = *l as u32;
-                    pair[1] = (*l >> 32) as u32;
-                }
-            }
+            Scalars::Field(s).write_words(0, bytemuck::cast_slice_mut(o));
         });
     out
 }
@@ -1038,6 +1110,8 @@ struct Shape {
     /// Chunks per window at most: `sum_b ceil(s_b / L) <= n / L + (non-empty buckets)`.
     cap: u32,
     chunk_slots: u32,
+    /// Bound on the scalars' bit length (the field's unless configured).
+    scalar_bits: u32,
 }
 
 impl Shape {
@@ -1076,7 +1150,14 @@ impl Shape {
         }
         let n =
             u32::try_from(n).map_err(|_| MsmError::Config(format!("{n} points exceed 2^32")))?;
-        let windows = window_count(C::Scalar::MODULUS_BIT_SIZE, c);
+        let field_bits = C::Scalar::MODULUS_BIT_SIZE;
+        let bits = config.scalar_bits.unwrap_or(field_bits);
+        if !(1..=field_bits).contains(&bits) {
+            return Err(MsmError::Config(format!(
+                "scalar_bits {bits} is outside 1..={field_bits}"
+            )));
+        }
+        let windows = window_count(bits, c);
         let buckets = (1u32 << (c - 1)) + 1;
         let per_window = buckets - 1;
         let segments = config
@@ -1104,6 +1185,7 @@ impl Shape {
             chunk,
             cap,
             chunk_slots,
+            scalar_bits: bits,
         })
     }
 }

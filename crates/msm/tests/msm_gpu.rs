@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
-use ark_ff::{One, UniformRand, Zero};
+use ark_ff::{BigInteger, One, PrimeField, UniformRand, Zero};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve};
 use zkgpu_msm::{GpuMsm, MsmConfig, MsmError, PreparedScalars};
@@ -188,6 +188,7 @@ where
                     window_bits: Some(c),
                     reduce_segments: Some(segments),
                     chunk: Some(chunk),
+                    ..MsmConfig::default()
                 },
             )
             .unwrap();
@@ -342,6 +343,109 @@ where
     );
 }
 
+/// A scalar below `2^bits`: random limbs, masked.
+fn narrow_scalar<C: GpuCurve>(bits: u32, rng: &mut StdRng) -> C::Scalar {
+    let mut limbs = <C::Scalar as PrimeField>::BigInt::rand(rng);
+    for (k, w) in limbs.as_mut().iter_mut().enumerate() {
+        let lo = 64 * k as u32;
+        if lo >= bits {
+            *w = 0;
+        } else if bits - lo < 64 {
+            *w &= (1u64 << (bits - lo)) - 1;
+        }
+    }
+    C::Scalar::from_bigint(limbs).unwrap()
+}
+
+/// `MsmConfig::scalar_bits`: fewer windows for narrow scalars (GLV halves, small scalars),
+/// equal to arkworks at several widths and window sizes, across parts; a wider scalar is an
+/// error naming it, not a wrong sum; out-of-range bounds are configuration errors.
+fn check_scalar_bits<C: GpuCurve>()
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let msm = GpuMsm::<C>::new(ctx()).unwrap().with_max_part(64);
+    let mut rng = rng_for::<C>("scalar bits");
+    let n = 100;
+    let bases = random_bases::<C>(n, &mut rng);
+    let prepared = msm.prepare(&bases).unwrap();
+    let field_bits = C::Scalar::MODULUS_BIT_SIZE;
+    for (bits, window_bits) in [
+        (128, None),
+        (128, Some(5)),
+        (64, Some(8)),
+        (1, None),
+        (13, Some(13)),
+    ] {
+        let mut scalars: Vec<C::Scalar> =
+            (0..n).map(|_| narrow_scalar::<C>(bits, &mut rng)).collect();
+        // The widest scalar that fits, and zero.
+        scalars[3] = C::Scalar::from_bigint({
+            let mut b = <C::Scalar as PrimeField>::BigInt::from(1u64);
+            b <<= bits;
+            b.sub_with_borrow(&1u64.into());
+            b
+        })
+        .unwrap();
+        scalars[4] = C::Scalar::zero();
+        let config = MsmConfig {
+            scalar_bits: Some(bits),
+            window_bits,
+            ..MsmConfig::default()
+        };
+        let got = msm
+            .msm_prepared_blocking(&prepared, &scalars, config)
+            .unwrap();
+        assert_eq!(
+            got,
+            ark_msm::<C>(&bases, &scalars),
+            "{} scalar_bits {bits}, c {window_bits:?}",
+            C::ID
+        );
+    }
+    // One scalar too wide, in the second part: an error naming it.
+    let mut scalars: Vec<C::Scalar> = (0..n).map(|_| narrow_scalar::<C>(128, &mut rng)).collect();
+    scalars[70] = C::Scalar::from_bigint({
+        let mut b = <C::Scalar as PrimeField>::BigInt::from(1u64);
+        b <<= 128;
+        b
+    })
+    .unwrap();
+    let config = MsmConfig {
+        scalar_bits: Some(128),
+        ..MsmConfig::default()
+    };
+    match msm.msm_prepared_blocking(&prepared, &scalars, config) {
+        Err(MsmError::ScalarTooWide { index, bits, limit }) => {
+            assert_eq!((index, bits, limit), (70, 129, 128), "{}", C::ID);
+        }
+        other => panic!("{}: expected ScalarTooWide, got {other:?}", C::ID),
+    }
+    // The engine still works after the error (its buffers went back to the pool).
+    scalars[70] = C::Scalar::one();
+    assert_eq!(
+        msm.msm_prepared_blocking(&prepared, &scalars, config)
+            .unwrap(),
+        ark_msm::<C>(&bases, &scalars),
+        "{} after an error",
+        C::ID
+    );
+    for bits in [0, field_bits + 1] {
+        let config = MsmConfig {
+            scalar_bits: Some(bits),
+            ..MsmConfig::default()
+        };
+        assert!(
+            matches!(
+                msm.msm_prepared_blocking(&prepared, &scalars, config),
+                Err(MsmError::Config(_))
+            ),
+            "{} scalar_bits {bits}",
+            C::ID
+        );
+    }
+}
+
 macro_rules! msm_tests {
     ($name:ident, $curve:ty, $sizes:expr) => {
         mod $name {
@@ -361,6 +465,10 @@ macro_rules! msm_tests {
             #[test]
             fn bases_in_parts() {
                 check_parts::<$curve>();
+            }
+            #[test]
+            fn narrow_scalars() {
+                check_scalar_bits::<$curve>();
             }
         }
     };
