@@ -71,6 +71,11 @@ pub struct ProveArgs {
     /// proof's first GPU work then runs slow until it is back up).
     #[arg(long)]
     keep_gpu_busy: bool,
+    /// Do not run small NTTs during synthesis to keep the GPU's clock up (the prover's
+    /// default warm-up, `GpuProver::with_clock_warmup`); the proof's first few hundred
+    /// milliseconds then run at whatever clock the idle GPU has dropped to.
+    #[arg(long)]
+    no_clock_warmup: bool,
 }
 
 /// Runs forward NTTs of 2^16 elements until `stop` is set (see `--keep-gpu-busy`).
@@ -281,7 +286,9 @@ where
     let pvk = prepare_verifying_key(&pk.vk);
 
     let step = Step::new("building the GPU prover");
-    let prover = GpuProver::<E>::new(&ctx)?.with_overlap(!args.sequential);
+    let prover = GpuProver::<E>::new(&ctx)?
+        .with_overlap(!args.sequential)
+        .with_clock_warmup(!args.no_clock_warmup);
     step.done("");
     let step = Step::new("uploading the proving key (prepared bases)");
     let prepared = prover.prepare(&pk)?;
@@ -355,13 +362,14 @@ where
     let prove_s = median(|t| t.prove);
     println!();
     println!(
-        "| stage | GPU prover (median of {}; {}) |",
+        "| stage | GPU prover (median of {}; {}; clock warm-up during synthesis: {}) |",
         gpu.len(),
         if args.sequential {
             "stages one at a time"
         } else {
             "two threads overlap, so stages add up to more than the proof"
-        }
+        },
+        if args.no_clock_warmup { "off" } else { "on" }
     );
     println!("|---|---|");
     for (name, f) in [
@@ -373,6 +381,17 @@ where
             "witness map (A z, B z, C z on CPU; 7 NTTs + quotient on GPU)",
             |t| t.witness_map,
         ),
+        ("- sparse products A z, B z, C z (CPU)", |t| {
+            t.witness_map_parts.products
+        }),
+        ("- satisfaction check (CPU)", |t| t.witness_map_parts.check),
+        ("- upload of the three vectors", |t| {
+            t.witness_map_parts.upload
+        }),
+        ("- 7 NTTs + quotient (GPU, submit to done)", |t| {
+            t.witness_map_parts.gpu
+        }),
+        ("- quotient download", |t| t.witness_map_parts.download),
         ("MSM H (G1, after the witness map)", |t| t.msm_h),
         ("MSM A (G1)", |t| t.msm_a),
         ("MSM B (G1)", |t| t.msm_b_g1),

@@ -17,5 +17,8 @@ mod synth;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use prover::{GpuPairing, GpuProver, PreparedProvingKey, ProofTimings, ProveError};
-pub use qap::{GpuReduction, WitnessMapError, gpu_context, gpu_witness_maps, witness_map_gpu};
+pub use qap::{
+    GpuReduction, WitnessMapError, WitnessMapTimings, gpu_context, gpu_witness_maps,
+    witness_map_gpu, witness_map_gpu_timed,
+};
 pub use synth::{Synthesized, synthesize};

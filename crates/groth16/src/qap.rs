@@ -182,6 +182,43 @@ pub async fn witness_map_gpu<F: NttField>(
     num_constraints: usize,
     full_assignment: &[F],
 ) -> Result<Vec<F>, WitnessMapError> {
+    let mut timings = WitnessMapTimings::default();
+    witness_map_gpu_timed(
+        ntt,
+        matrices,
+        num_inputs,
+        num_constraints,
+        full_assignment,
+        &mut timings,
+    )
+    .await
+}
+
+/// Where the time of one [`witness_map_gpu`] went (seconds, wall clock on the host).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WitnessMapTimings {
+    /// The sparse products `A z`, `B z`, `C z` on the CPU cores.
+    pub products: f64,
+    /// The satisfaction check `(A z)_i (B z)_i = (C z)_i`, on the CPU cores.
+    pub check: f64,
+    /// Packing the three vectors into the upload's staging memory.
+    pub upload: f64,
+    /// Recording and running the seven NTTs and the quotient, submit to done.
+    pub gpu: f64,
+    /// Reading the quotient back and unpacking it.
+    pub download: f64,
+}
+
+/// [`witness_map_gpu`], also reporting where the time went.
+pub async fn witness_map_gpu_timed<F: NttField>(
+    ntt: &GpuNtt<'_, F>,
+    matrices: &[&Matrix<F>],
+    num_inputs: usize,
+    num_constraints: usize,
+    full_assignment: &[F],
+    timings: &mut WitnessMapTimings,
+) -> Result<Vec<F>, WitnessMapError> {
+    let clock = web_time::Instant::now;
     let [ma, mb, mc] = matrices else {
         return Err(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable));
     };
@@ -204,19 +241,26 @@ pub async fn witness_map_gpu<F: NttField>(
             .for_each(|(x, row)| *x = evaluate_constraint(row, full_assignment));
         v
     };
+    let t = clock();
     let mut a = eval(ma);
     a[num_constraints..num_constraints + num_inputs]
         .copy_from_slice(&full_assignment[..num_inputs]);
     let b = eval(mb);
     let c = eval(mc);
+    timings.products = t.elapsed().as_secs_f64();
+    let t = clock();
     if let Some(constraint) = (0..num_constraints)
         .into_par_iter()
         .find_first(|&i| a[i] * b[i] != c[i])
     {
         return Err(WitnessMapError::Unsatisfied { constraint });
     }
+    timings.check = t.elapsed().as_secs_f64();
+    let t = clock();
     let mut dv = ntt.upload_batch(&[&a, &b, &c])?;
     drop((a, b, c));
+    timings.upload = t.elapsed().as_secs_f64();
+    let t = clock();
     let coset = domain
         .get_coset(F::GENERATOR)
         .ok_or(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable))?;
@@ -243,5 +287,9 @@ pub async fn witness_map_gpu<F: NttField>(
     ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Inverse, Some(1))
         .await?;
     ntt.submit(enc)?;
-    Ok(ntt.download(&dv, 0).await?)
+    timings.gpu = t.elapsed().as_secs_f64();
+    let t = clock();
+    let h = ntt.download(&dv, 0).await?;
+    timings.download = t.elapsed().as_secs_f64();
+    Ok(h)
 }
