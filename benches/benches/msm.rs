@@ -1,0 +1,119 @@
+//! `msm/<group>/{gpu,ark}/<distribution>/2^k`: one MSM against prepared bases, end to end from
+//! arkworks scalars in host memory to the arkworks result (`GpuMsm::msm_prepared`), beside
+//! arkworks' `VariableBaseMSM::msm` on the same bases and scalars on the machine's CPU threads.
+//!
+//! `ZKGPU_BENCH_LOG_N` (comma-separated, default `10`; `16,20` on a real GPU) picks the sizes,
+//! `ZKGPU_BENCH_GROUPS` (default `bls12-381-g1`; also `bls12-381-g2`, `bls12-377-g1`,
+//! `bls12-377-g2`, `ed-on-bls12-377`) the groups. Pipelines are built, and each GPU result is
+//! checked against arkworks, before timing.
+
+#![allow(clippy::unwrap_used)]
+
+use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
+use ark_ff::UniformRand;
+use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use rayon::prelude::*;
+use zkgpu_curves::GpuCurve;
+use zkgpu_msm::{GpuMsm, MsmConfig};
+use zkgpu_runtime::GpuContext;
+
+fn env_list(name: &str, default: &str) -> Vec<String> {
+    std::env::var(name)
+        .unwrap_or_else(|_| default.into())
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// `n` distinct bases: runs of `P, P + G, P + 2G, ...` from random starts, normalized.
+fn bases<C: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<C::Affine> {
+    let run = 1 << 12;
+    let starts: Vec<C::Projective> = (0..n.div_ceil(run))
+        .map(|_| C::Projective::rand(rng))
+        .collect();
+    let g = C::Projective::generator();
+    let pts: Vec<C::Projective> = starts
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(k, s)| {
+            let len = run.min(n - k * run);
+            std::iter::successors(Some(*s), move |p| Some(*p + g)).take(len)
+        })
+        .collect();
+    C::Projective::normalize_batch(&pts)
+}
+
+fn group<C: GpuCurve>(c: &mut Criterion, ctx: &GpuContext, name: &str, sizes: &[u32])
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let msm = GpuMsm::<C>::new(ctx).unwrap();
+    let mut g = c.benchmark_group(format!("msm/{name}"));
+    g.sample_size(10);
+    for &log_n in sizes {
+        let n = 1usize << log_n;
+        let mut rng = StdRng::seed_from_u64(u64::from(log_n));
+        let bases = bases::<C>(n, &mut rng);
+        let prepared = msm.prepare(&bases).unwrap();
+        for dist in ["uniform", "skewed"] {
+            // skewed: 80% of the scalars 0 or 1 (a circuit's boolean witnesses).
+            let scalars: Vec<C::Scalar> = (0..n)
+                .map(|_| {
+                    if dist == "skewed" && rng.gen_bool(0.8) {
+                        C::Scalar::from(rng.gen_range(0..2u64))
+                    } else {
+                        C::Scalar::rand(&mut rng)
+                    }
+                })
+                .collect();
+            let want = C::Projective::msm(&bases, &scalars).unwrap();
+            let got = msm
+                .msm_prepared_blocking(&prepared, &scalars, MsmConfig::default())
+                .unwrap();
+            assert_eq!(got, want, "{name} 2^{log_n} {dist}: GPU result differs");
+            g.bench_function(
+                BenchmarkId::new(format!("gpu/{dist}"), format!("2^{log_n}")),
+                |b| {
+                    b.iter(|| {
+                        msm.msm_prepared_blocking(&prepared, &scalars, MsmConfig::default())
+                            .unwrap()
+                    });
+                },
+            );
+            g.bench_function(
+                BenchmarkId::new(format!("ark/{dist}"), format!("2^{log_n}")),
+                |b| {
+                    b.iter(|| C::Projective::msm(&bases, &scalars).unwrap().into_affine());
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    let ctx = GpuContext::from_env_blocking().unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("adapter: {} ({:?})", ctx.info().name, ctx.info().backend);
+    let sizes: Vec<u32> = env_list("ZKGPU_BENCH_LOG_N", "10")
+        .iter()
+        .map(|s| {
+            s.parse()
+                .unwrap_or_else(|_| panic!("ZKGPU_BENCH_LOG_N: bad size {s:?}"))
+        })
+        .collect();
+    for name in env_list("ZKGPU_BENCH_GROUPS", "bls12-381-g1") {
+        match name.as_str() {
+            "bls12-381-g1" => group::<zkgpu_curves::Bls12_381G1>(c, &ctx, &name, &sizes),
+            "bls12-381-g2" => group::<zkgpu_curves::Bls12_381G2>(c, &ctx, &name, &sizes),
+            "bls12-377-g1" => group::<zkgpu_curves::Bls12_377G1>(c, &ctx, &name, &sizes),
+            "bls12-377-g2" => group::<zkgpu_curves::Bls12_377G2>(c, &ctx, &name, &sizes),
+            "ed-on-bls12-377" => group::<zkgpu_curves::EdOnBls12_377>(c, &ctx, &name, &sizes),
+            other => panic!("ZKGPU_BENCH_GROUPS: unknown group {other:?}"),
+        }
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
