@@ -330,3 +330,27 @@ fn many_small_passes() {
         }
     }
 }
+
+/// Uploads and downloads through the staging pieces: a vector of 2^18 elements (8 MiB: one
+/// pooled readback piece) and one of 2^18 + 5 (a pooled piece and a small fresh one),
+/// downloaded repeatedly with different contents, so a reused staging buffer that still held
+/// the previous download would show; and one of 3 x 2^18 + 1 elements (four pieces, three of
+/// them from the pool at once).
+#[test]
+fn transfers_through_reused_staging() {
+    let ntt = GpuNtt::<ark_bls12_381::Fr>::new(ctx());
+    let mut rng = rng(77);
+    for n in [1 << 18, (1 << 18) + 5, 3 * (1 << 18) + 1] {
+        let dv = ntt.zeroed(n, 1).unwrap();
+        for round in 0..3 {
+            let values: Vec<ark_bls12_381::Fr> =
+                (0..n).map(|_| ark_bls12_381::Fr::rand(&mut rng)).collect();
+            ntt.write(&dv, 0, &values).unwrap();
+            assert_eq!(
+                ntt.download_blocking(&dv, 0).unwrap(),
+                values,
+                "n = {n}, round {round}"
+            );
+        }
+    }
+}

@@ -164,7 +164,17 @@ pub struct GpuContext {
     pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     timings: Mutex<Vec<PipelineTiming>>,
     device_error: Arc<Mutex<Option<String>>>,
+    /// Readback staging buffers of [`READBACK_PIECE`] bytes, unmapped, kept for reuse.
+    readback_pool: Mutex<Vec<wgpu::Buffer>>,
 }
+
+/// Bytes of a pooled readback staging buffer. Reusing staging memory matters: a fresh
+/// host-visible allocation is faulted in page by page on the first read, which measured
+/// 1-2 GB/s on the H100's host.
+const READBACK_PIECE: u64 = 8 << 20;
+
+/// Pooled readback buffers kept at most (512 MiB).
+const READBACK_POOL_MAX: usize = 64;
 
 /// Orders adapter types by preference: discrete first, software last.
 #[cfg(not(target_arch = "wasm32"))]
@@ -277,6 +287,7 @@ impl GpuContext {
             pipelines: Mutex::default(),
             timings: Mutex::default(),
             device_error,
+            readback_pool: Mutex::default(),
         })
     }
 
@@ -362,6 +373,15 @@ impl GpuContext {
         self.limits
             .max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size)
+    }
+
+    /// Frees the pooled readback staging buffers (up to 512 MiB of host-visible memory that
+    /// large downloads keep for reuse).
+    pub fn release_staging(&self) {
+        self.readback_pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
     }
 
     /// Whether the device records GPU timestamps.
@@ -694,20 +714,9 @@ impl GpuContext {
         .await
     }
 
-    /// Bytes per staging piece of a parallel transfer of `bytes` bytes: about two pieces per
-    /// host thread, 1 to 16 MiB each (buffers of this size come from the allocator's pooled
-    /// blocks; one staging buffer of hundreds of MiB is a fresh dedicated allocation, which
-    /// measured 1-2 GB/s on the H100's host against 8-25 GB/s in pieces).
-    fn piece_bytes(bytes: u64, align: u64) -> u64 {
-        let threads = rayon::current_num_threads().max(1) as u64;
-        let align = align.max(4);
-        (bytes / (2 * threads))
-            .clamp(1 << 20, 16 << 20)
-            .next_multiple_of(align)
-    }
-
     /// Reads `out.len()` elements of `elem_bytes` bytes each from `buffer` at `offset` (a
-    /// multiple of 4): the GPU copies them into staging pieces of a few MiB, and the host's
+    /// multiple of 4): the GPU copies them into staging pieces of 8 MiB (pooled and reused
+    /// across calls, see [`GpuContext::release_staging`]), and the host's
     /// threads hand each mapped piece to `read(bytes, elements, first_index)`, which fills
     /// the matching run of `out` (no intermediate copy). The first error `read` returns is
     /// returned.
@@ -724,8 +733,10 @@ impl GpuContext {
         if bytes == 0 {
             return Ok(Ok(()));
         }
-        let piece = Self::piece_bytes(bytes, (elem_bytes as u64).next_multiple_of(4));
-        let per = (piece as usize) / elem_bytes;
+        // Pieces of the pool's size (a whole number of elements), each its own staging buffer:
+        // pooled ones where a piece fills one, else fresh ones of the piece's size.
+        let per = ((READBACK_PIECE as usize) / elem_bytes).max(1);
+        let piece = (per * elem_bytes) as u64;
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
@@ -734,19 +745,39 @@ impl GpuContext {
         while at < bytes {
             let len = piece.min(bytes - at);
             let size = len.next_multiple_of(4);
-            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
+            let pooled = if size <= READBACK_PIECE && len >= READBACK_PIECE / 8 {
+                let buf = self
+                    .readback_pool
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .pop();
+                Some(buf.unwrap_or_else(|| {
+                    self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("readback (pooled)"),
+                        size: READBACK_PIECE,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                }))
+            } else {
+                None
+            };
+            let is_pooled = pooled.is_some();
+            let staging = pooled.unwrap_or_else(|| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
             });
             enc.copy_buffer_to_buffer(buffer, offset + at, &staging, 0, size);
-            stagings.push((staging, len as usize));
+            stagings.push((staging, len as usize, is_pooled));
             at += len;
         }
         self.queue.submit([enc.finish()]);
         let mut receivers = Vec::new();
-        for (staging, _) in &stagings {
+        for (staging, _, _) in &stagings {
             let (tx, rx) = futures_channel::oneshot::channel();
             staging.map_async(wgpu::MapMode::Read, .., move |r| {
                 let _ = tx.send(r);
@@ -766,7 +797,7 @@ impl GpuContext {
                 })?;
         }
         let mut views = Vec::with_capacity(stagings.len());
-        for (staging, len) in &stagings {
+        for (staging, len, _) in &stagings {
             let view = staging
                 .slice(..)
                 .get_mapped_range()
@@ -793,8 +824,15 @@ impl GpuContext {
             .enumerate()
             .try_for_each(read_view);
         drop(views);
-        for (staging, _) in &stagings {
+        let mut pool = self
+            .readback_pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (staging, _, is_pooled) in stagings {
             staging.unmap();
+            if is_pooled && pool.len() < READBACK_POOL_MAX {
+                pool.push(staging);
+            }
         }
         Ok(result)
     }
