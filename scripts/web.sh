@@ -24,9 +24,10 @@ build() {
   want=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' web/Cargo.toml)
   if [[ $(wasm-bindgen --version 2>/dev/null) != "wasm-bindgen $want" ]]; then
     echo "installing wasm-bindgen-cli $want (matches the wasm-bindgen crate) ..." >&2
-    # --locked first; the registry mirror may lack a locked dependency version.
-    cargo install --quiet --locked wasm-bindgen-cli --version "$want" ||
-      cargo install --quiet wasm-bindgen-cli --version "$want"
+    # --locked first; the registry mirror may lack a locked dependency version. --force:
+    # cargo skips a version its records list as installed even when the binary is gone.
+    cargo install --quiet --force --locked wasm-bindgen-cli --version "$want" ||
+      cargo install --quiet --force wasm-bindgen-cli --version "$want"
   fi
   cargo build --release -p zkgpu-web --target wasm32-unknown-unknown
   wasm-bindgen --target web --no-typescript --out-dir web/pkg \
