@@ -14,18 +14,10 @@ use ark_ff::UniformRand;
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rayon::prelude::*;
+use zkgpu_benches::env_list;
 use zkgpu_curves::GpuCurve;
 use zkgpu_msm::{GpuMsm, MsmConfig};
 use zkgpu_runtime::GpuContext;
-
-fn env_list(name: &str, default: &str) -> Vec<String> {
-    std::env::var(name)
-        .unwrap_or_else(|_| default.into())
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
 
 /// `n` distinct bases: runs of `P, P + G, P + 2G, ...` from random starts, normalized.
 fn bases<C: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<C::Affine> {

@@ -15,17 +15,9 @@
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use zkgpu_benches::env_list;
 use zkgpu_ntt::{Direction, GpuNtt, NttField};
 use zkgpu_runtime::GpuContext;
-
-fn env_list(name: &str, default: &str) -> Vec<String> {
-    std::env::var(name)
-        .unwrap_or_else(|_| default.into())
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
 
 fn field<F: NttField>(c: &mut Criterion, ctx: &GpuContext, name: &str, sizes: &[u32]) {
     let ntt = GpuNtt::<F>::new(ctx);

@@ -692,7 +692,7 @@ impl GpuContext {
     }
 
     /// Copies the first `bytes` bytes of `buffer` (which needs `COPY_SRC`) back to the host.
-    pub async fn read_back<T: bytemuck::Pod>(
+    pub async fn read_back<T: bytemuck::Pod + Send>(
         &self,
         buffer: &wgpu::Buffer,
         bytes: u64,
@@ -701,17 +701,21 @@ impl GpuContext {
     }
 
     /// Copies `bytes` bytes of `buffer` from `offset` (a multiple of 4) back to the host.
-    pub async fn read_back_range<T: bytemuck::Pod>(
+    pub async fn read_back_range<T: bytemuck::Pod + Send>(
         &self,
         buffer: &wgpu::Buffer,
         offset: u64,
         bytes: u64,
     ) -> Result<Vec<T>> {
-        self.read_back_with(buffer, offset, bytes, |view| {
-            let n = view.len() / std::mem::size_of::<T>();
-            bytemuck::cast_slice::<u8, T>(&view[..n * std::mem::size_of::<T>()]).to_vec()
+        let size = std::mem::size_of::<T>();
+        let mut out = vec![T::zeroed(); bytes as usize / size];
+        self.read_back_par(buffer, offset, &mut out, size, |bytes, out: &mut [T], _| {
+            bytemuck::cast_slice_mut::<T, u8>(out).copy_from_slice(bytes);
+            Ok::<(), std::convert::Infallible>(())
         })
-        .await
+        .await?
+        .unwrap_or_else(|never| match never {});
+        Ok(out)
     }
 
     /// Reads `out.len()` elements of `elem_bytes` bytes each from `buffer` at `offset` (a
@@ -835,56 +839,6 @@ impl GpuContext {
             }
         }
         Ok(result)
-    }
-
-    /// Copies `bytes` bytes of `buffer` from `offset` (a multiple of 4) to a staging buffer
-    /// and hands the mapped bytes to `read` (which may convert them in parallel, without an
-    /// intermediate copy).
-    pub async fn read_back_with<R>(
-        &self,
-        buffer: &wgpu::Buffer,
-        offset: u64,
-        bytes: u64,
-        read: impl FnOnce(&[u8]) -> R,
-    ) -> Result<R> {
-        let label = "readback";
-        let size = bytes.next_multiple_of(4).max(4);
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
-        enc.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
-        self.queue.submit([enc.finish()]);
-        let (tx, rx) = futures_channel::oneshot::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait()?;
-        let mapped = rx.await.map_err(|_| GpuError::Readback {
-            label: label.into(),
-            message: "map callback dropped".into(),
-        })?;
-        mapped.map_err(|e| GpuError::Readback {
-            label: label.into(),
-            message: e.to_string(),
-        })?;
-        let out = {
-            let view = staging
-                .slice(..)
-                .get_mapped_range()
-                .map_err(|e| GpuError::Readback {
-                    label: label.into(),
-                    message: e.to_string(),
-                })?;
-            read(&view[..bytes as usize])
-        };
-        staging.unmap();
-        Ok(out)
     }
 
     /// Runs `record` in one compute pass, submits it and waits; returns the pass's GPU time
