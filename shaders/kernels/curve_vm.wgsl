@@ -70,16 +70,16 @@ fn curve_vm_exec(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     vm_consts = params.consts;
     for (var r = 0u; r < params.n_load; r++) {
-        regs[r] = load_init((i * params.n_load + r) * FE_WORDS);
+        set_reg(r, load_init((i * params.n_load + r) * FE_WORDS));
     }
     for (var s = 0u; s < params.steps; s++) {
         let base = ((i * params.steps + s) % max(params.stream_records, 1u)) * params.stream_regs;
         for (var r = 0u; r < params.stream_regs; r++) {
-            regs[params.stream_reg + r] = load_stream((base + r) * FE_WORDS);
+            set_reg(params.stream_reg + r, load_stream((base + r) * FE_WORDS));
         }
         vm_run(params.entry);
     }
     for (var r = 0u; r < params.n_store; r++) {
-        store_out((i * params.n_store + r) * FE_WORDS, regs[r]);
+        store_out((i * params.n_store + r) * FE_WORDS, reg(r));
     }
 }

@@ -109,7 +109,7 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
             let entry = entries[first + k - 1u];
             let point = entry & 0x7fffffffu;
             for (var r = 0u; r < ap.affine_regs; r++) {
-                regs[ap.acc_regs + r] = load_base((point * ap.affine_regs + r) * FE_WORDS);
+                set_reg(ap.acc_regs + r, load_base((point * ap.affine_regs + r) * FE_WORDS));
             }
             // A negative digit adds the negated point. Negating here (not by entering the
             // program at a different instruction) keeps every lane of a warp on the same VM
@@ -117,7 +117,7 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
             if ((entry >> 31u) == 1u) {
                 for (var r = 0u; r < ap.neg_regs; r++) {
                     let x = ap.acc_regs + ap.neg_reg + r;
-                    regs[x] = fe_neg(regs[x]);
+                    set_reg(x, fe_neg(reg(x)));
                 }
             }
             entry_pc = ap.entry_madd;
@@ -125,7 +125,7 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
         vm_run(entry_pc);
     }
     for (var r = 0u; r < ap.acc_regs; r++) {
-        store_partial((pos * ap.acc_regs + r) * FE_WORDS, regs[r]);
+        store_partial((pos * ap.acc_regs + r) * FE_WORDS, reg(r));
     }
 }
 
@@ -184,19 +184,19 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
             entry_pc = ap.entry_add;
             let at = first + (q + k - 1u) * stride;
             for (var r = 0u; r < acc; r++) {
-                regs[acc + r] = load_partial((at * acc + r) * FE_WORDS);
+                set_reg(acc + r, load_partial((at * acc + r) * FE_WORDS));
             }
         }
         vm_run(entry_pc);
     }
     if (ap.level_mode == 0u) {
         for (var r = 0u; r < acc; r++) {
-            store_sum((slot * acc + r) * FE_WORDS, regs[r]);
+            store_sum((slot * acc + r) * FE_WORDS, reg(r));
         }
     } else {
         let at = first + q * stride;
         for (var r = 0u; r < acc; r++) {
-            store_partial((at * acc + r) * FE_WORDS, regs[r]);
+            store_partial((at * acc + r) * FE_WORDS, reg(r));
         }
     }
 }
@@ -229,9 +229,9 @@ struct ReduceParams {
 @group(0) @binding(7) var<uniform> rp: ReduceParams;
 @group(0) @binding(8) var<storage, read_write> seg_out: array<u32>;
 
-var<private> run_acc: array<Fe, 8>;
-var<private> sum_acc: array<Fe, 8>;
-var<private> mul_acc: array<Fe, 8>;
+var<private> run_acc: array<PackedFe, 8>;
+var<private> sum_acc: array<PackedFe, 8>;
+var<private> mul_acc: array<PackedFe, 8>;
 
 fn load_sum(offset: u32) -> Fe {
     var w: array<u32, FE_WORDS>;
@@ -282,7 +282,7 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
                 let base = (w * rp.buckets + b) * acc;
                 for (var r = 0u; r < acc; r++) {
                     regs[r] = run_acc[r];
-                    regs[acc + r] = load_sum((base + r) * FE_WORDS);
+                    set_reg(acc + r, load_sum((base + r) * FE_WORDS));
                 }
             } else {
                 dest = 2u;
@@ -346,6 +346,6 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
     for (var r = 0u; r < acc; r++) {
-        store_seg((j * acc + r) * FE_WORDS, sum_acc[r]);
+        store_seg((j * acc + r) * FE_WORDS, fe_unpack(sum_acc[r]));
     }
 }
