@@ -49,12 +49,14 @@ override WORKGROUP_SIZE: u32 = 64u;
 // Chunks in accumulation order: (bucket slot + 1, chunk index) pairs, (0, 0) past the last.
 @group(0) @binding(12) var<storage, read> chunk_order: array<u32>;
 
-fn load_base(offset: u32) -> Fe {
-    var w: array<u32, FE_WORDS>;
-    for (var j = 0u; j < FE_WORDS; j++) {
+// Bases are stored packed (FE_PACKED words a register), as the VM's registers are: loaded
+// without conversion.
+fn load_base(offset: u32) -> PackedFe {
+    var w: PackedFe;
+    for (var j = 0u; j < FE_PACKED; j++) {
         w[j] = bases[offset + j];
     }
-    return fe_from_words(w);
+    return w;
 }
 
 fn store_partial(offset: u32, x: Fe) {
@@ -109,7 +111,7 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
             let entry = entries[first + k - 1u];
             let point = entry & 0x7fffffffu;
             for (var r = 0u; r < ap.affine_regs; r++) {
-                set_reg(ap.acc_regs + r, load_base((point * ap.affine_regs + r) * FE_WORDS));
+                regs[ap.acc_regs + r] = load_base((point * ap.affine_regs + r) * FE_PACKED);
             }
             // A negative digit adds the negated point. Negating here (not by entering the
             // program at a different instruction) keeps every lane of a warp on the same VM

@@ -7,7 +7,9 @@ use ark_ec::short_weierstrass::{self as sw, SWCurveConfig};
 use ark_ec::twisted_edwards::TECurveConfig;
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
 use ark_ff::{Field, PrimeField};
-use zkgpu_limbs::{DecodeError, LimbEncode, decode_slice, encode_into};
+use zkgpu_limbs::{
+    DecodeError, LimbEncode, decode_slice, encode_into, pack_limb_slice, packed_limb_words,
+};
 use zkgpu_shaders::CurveModule;
 
 use crate::coords::{TeExtended, Xyzz};
@@ -102,6 +104,26 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     fn acc_words() -> usize {
         4 * Self::DEGREE * <Self::Base as LimbEncode>::WORDS
     }
+    /// u32 words of one base-field register packed (32-bit words, not 13-bit limbs): the
+    /// shaders' `FE_PACKED`.
+    fn packed_reg_words() -> usize {
+        packed_limb_words(<Self::Base as PrimeField>::MODULUS_BIT_SIZE)
+    }
+    /// u32 words of one affine point packed ([`encode_affine_packed`]).
+    fn affine_packed_words() -> usize {
+        2 * Self::DEGREE * Self::packed_reg_words()
+    }
+}
+
+/// Affine points with every register's limbs packed into 32-bit words
+/// (`C::affine_packed_words()` each): how the MSM stores its bases, which the accumulation
+/// kernel loads straight into the VM's packed registers.
+pub fn encode_affine_packed<C: GpuCurve>(points: &[C::Affine]) -> Vec<u32> {
+    pack_limb_slice(
+        &encode_affine::<C>(points),
+        <C::Base as LimbEncode>::WORDS,
+        C::packed_reg_words(),
+    )
 }
 
 /// Limbs of affine points, `C::affine_words()` each.

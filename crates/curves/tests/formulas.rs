@@ -142,6 +142,13 @@ fn register_files_fit_the_shader_modules() {
     fn fits<C: GpuCurve>() {
         assert!(C::program().n_regs <= C::SHADER.vm_regs(), "{}", C::ID);
         assert_eq!(C::SHADER.id(), C::ID);
+        // Packed bases and registers: the host's layout is the shader's FE_PACKED.
+        assert_eq!(
+            C::packed_reg_words() as u32,
+            C::SHADER.field().packed_words(),
+            "{}",
+            C::ID
+        );
     }
     fits::<Bls12_381G1>();
     fits::<Bls12_381G2>();

@@ -206,6 +206,58 @@ pub fn encode_slice<F: LimbEncode>(xs: &[F]) -> Vec<u32> {
     out
 }
 
+/// 32-bit words that hold a canonical element of a `bits`-bit prime field.
+pub const fn packed_limb_words(bits: u32) -> usize {
+    bits.div_ceil(32) as usize
+}
+
+/// Packs the canonical 13-bit limbs of one element (a little-endian base-`2^13` integer) into
+/// `out`, little-endian 32-bit words: the layout of the shaders' `{prefix}_pack`.
+///
+/// # Panics
+/// In debug builds, if a limb is wider than 13 bits or the value does not fit in `out`.
+pub fn pack_limbs(limbs: &[u32], out: &mut [u32]) {
+    out.fill(0);
+    for (i, &l) in limbs.iter().enumerate() {
+        debug_assert!(l < 1 << LIMB_BITS, "limb {i} is wider than 13 bits");
+        let bit = LIMB_BITS as usize * i;
+        let (w, sh) = (bit / 32, bit % 32);
+        if w < out.len() {
+            out[w] |= l << sh;
+        } else {
+            debug_assert_eq!(l, 0, "value wider than {} words", out.len());
+        }
+        if sh + LIMB_BITS as usize > 32 {
+            if w + 1 < out.len() {
+                out[w + 1] |= l >> (32 - sh);
+            } else {
+                debug_assert_eq!(l >> (32 - sh), 0, "value wider than {} words", out.len());
+            }
+        }
+    }
+}
+
+/// [`pack_limbs`] over consecutive elements of `per` limbs each, into `words` words each, in
+/// parallel.
+///
+/// # Panics
+/// If `limbs.len()` is not a multiple of `per`.
+pub fn pack_limb_slice(limbs: &[u32], per: usize, words: usize) -> Vec<u32> {
+    assert!(
+        per > 0 && limbs.len().is_multiple_of(per),
+        "pack_limb_slice: length"
+    );
+    let mut out = vec![0u32; limbs.len() / per * words];
+    out.par_chunks_mut(words * PAR_CHUNK)
+        .zip(limbs.par_chunks(per * PAR_CHUNK))
+        .for_each(|(o, l)| {
+            for (o, l) in o.chunks_exact_mut(words).zip(l.chunks_exact(per)) {
+                pack_limbs(l, o);
+            }
+        });
+    out
+}
+
 /// Decodes consecutive elements; the first bad element's error is returned.
 pub fn decode_slice<F: LimbEncode>(words: &[u32]) -> Result<Vec<F>, DecodeError> {
     if !words.len().is_multiple_of(F::WORDS) {
@@ -325,6 +377,39 @@ pub fn unpack_into<F: PackedWords>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_limbs_are_the_integer() {
+        use ark_ff::UniformRand;
+        use ark_std::rand::{SeedableRng, rngs::StdRng};
+        type Fq = ark_bls12_381::Fq;
+        let mut rng = StdRng::seed_from_u64(9);
+        let words = packed_limb_words(381);
+        assert_eq!(words, 12);
+        for x in [
+            Fq::from(0u64),
+            Fq::from(1u64),
+            -Fq::from(1u64),
+            Fq::rand(&mut rng),
+        ] {
+            let limbs = encode(&x);
+            // The limbs' integer, from the limbs one bit at a time.
+            let mut want = vec![0u32; words];
+            for (i, l) in limbs.iter().enumerate() {
+                for b in 0..13 {
+                    if (l >> b) & 1 == 1 {
+                        let bit = 13 * i + b;
+                        want[bit / 32] |= 1 << (bit % 32);
+                    }
+                }
+            }
+            let mut got = vec![0u32; words];
+            pack_limbs(&limbs, &mut got);
+            assert_eq!(got, want);
+            let slice = pack_limb_slice(&[limbs.clone(), limbs].concat(), Fq::WORDS, words);
+            assert_eq!(slice, [want.clone(), want].concat());
+        }
+    }
 
     #[test]
     fn split_join_round_trip() {

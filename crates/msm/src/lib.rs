@@ -14,7 +14,7 @@ mod digits;
 use ark_ec::AdditiveGroup;
 use ark_ff::{PrimeField, Zero};
 use rayon::prelude::*;
-use zkgpu_curves::{GpuCurve, decode_projective, encode_affine};
+use zkgpu_curves::{GpuCurve, decode_projective, encode_affine_packed};
 use zkgpu_limbs::encode_slice;
 use zkgpu_runtime::wgpu;
 use zkgpu_runtime::{Checks, GpuContext, GpuError, Pipeline, grid};
@@ -317,7 +317,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             .chunks(part)
             .enumerate()
             .map(|(k, chunk)| {
-                let words = encode_affine::<C>(chunk);
+                let words = encode_affine_packed::<C>(chunk);
                 Ok(BasePart {
                     buffer: self
                         .ctx
@@ -1191,7 +1191,7 @@ impl Shape {
 
 /// Most points per part of prepared bases when a storage binding holds `max_binding` bytes.
 fn part_len<C: GpuCurve>(max_binding: u64) -> usize {
-    let per_point = (C::affine_words() as u64 * 4).max(32);
+    let per_point = (C::affine_packed_words() as u64 * 4).max(32);
     // Shapes index points with u32.
     let mut len = (max_binding / per_point).clamp(1, 1 << 31) as usize;
     while len > 1
@@ -1281,7 +1281,11 @@ fn combine_windows<C: GpuCurve>(
     let window_words = per * C::acc_words();
     let totals = words
         .par_chunks(window_words.max(1))
-        .map(|w| Ok(decode_projective::<C>(w)?.into_iter().sum::<C::Projective>()))
+        .map(|w| {
+            Ok(decode_projective::<C>(w)?
+                .into_iter()
+                .sum::<C::Projective>())
+        })
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let mut acc = C::Projective::zero();
     for total in totals.into_iter().rev() {
@@ -1305,15 +1309,15 @@ mod tests {
             assert_eq!(len, expect, "{} in {max_binding} bytes", C::ID);
             let shape = Shape::new::<C>(len, MsmConfig::default(), max_binding).unwrap();
             assert!(shape.largest_buffer::<C>() <= max_binding, "{shape:?}");
-            assert!(len as u64 * C::affine_words() as u64 * 4 <= max_binding);
+            assert!(len as u64 * C::affine_packed_words() as u64 * 4 <= max_binding);
         }
-        // WebGPU's default 128 MiB: 240-byte G1 points, 480-byte G2 points, 160-byte
-        // ed-on-bls12-377 points.
-        check::<Bls12_381G1>(128 << 20, 559_240);
-        check::<zkgpu_curves::Bls12_381G2>(128 << 20, 279_620);
-        check::<zkgpu_curves::EdOnBls12_377>(128 << 20, 838_860);
-        // 4 GiB bindings: 2^26 G1 points in four parts.
-        check::<Bls12_381G1>(4 << 30, 17_895_697);
+        // WebGPU's default 128 MiB: packed points of 96 bytes (G1) and 192 (G2); for
+        // ed-on-bls12-377 (64 bytes) a working buffer reaches the limit first.
+        check::<Bls12_381G1>(128 << 20, 1_398_101);
+        check::<zkgpu_curves::Bls12_381G2>(128 << 20, 699_050);
+        check::<zkgpu_curves::EdOnBls12_377>(128 << 20, 1_048_576);
+        // 4 GiB bindings: 2^26 G1 points in two parts.
+        check::<Bls12_381G1>(4 << 30, 44_739_242);
         // The u32 index bound.
         assert_eq!(part_len::<Bls12_381G1>(u64::MAX), 1 << 31);
     }

@@ -22,7 +22,7 @@ fn msm_past_one_binding_under_webgpu_default_limits() {
     assert_eq!(ctx.limits(), &defaults);
     let msm = GpuMsm::<C>::new(&ctx).unwrap();
     let part = msm.part_len();
-    let point_bytes = C::affine_words() as u64 * 4;
+    let point_bytes = C::affine_packed_words() as u64 * 4;
     assert!(part as u64 * point_bytes <= defaults.max_storage_buffer_binding_size);
     // One part and a bit more: the second part starts past 128 MiB of bases.
     let n = part + 1000;
