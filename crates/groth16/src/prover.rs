@@ -399,29 +399,55 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         };
         let others = || -> Result<_, ProveError> {
             // One conversion of the assignment for A, B (G1 and G2) and, from the first
-            // witness on, L; its time is counted in MSM A.
+            // witness on, L; its time is counted in MSM B in G2.
             let t = Instant::now();
             let assignment = PreparedScalars::new(&full[1..]);
             let convert = t.elapsed().as_secs_f64();
             let aux = assignment.tail(num_inputs.saturating_sub(1));
-            let (a, ta) = timed(|| {
-                self.g1
-                    .msm_prepared_scalars_blocking(&pk.a, assignment.all(), cfg)
-            })?;
-            let ta = ta + convert;
-            let (b1, tb1) = if r.is_zero() {
-                (E::G1::zero(), 0.0)
-            } else {
-                timed(|| {
-                    self.g1
-                        .msm_prepared_scalars_blocking(&pk.b_g1, assignment.all(), cfg)
-                })?
-            };
-            let (l, tl) = timed(|| self.g1.msm_prepared_scalars_blocking(&pk.l, aux, cfg))?;
+            // B in G2 first: the longest MSM runs while the other thread computes the sparse
+            // products on the CPU, and the witness map's transforms, submitted when those
+            // end, queue behind it rather than behind all four (the queue is FIFO); H then
+            // overlaps the G1 MSMs.
             let (b2, tb2) = timed(|| {
                 self.g2
                     .msm_prepared_scalars_blocking(&pk.b_g2, assignment.all(), cfg)
             })?;
+            let tb2 = tb2 + convert;
+            let a = || {
+                timed(|| {
+                    self.g1
+                        .msm_prepared_scalars_blocking(&pk.a, assignment.all(), cfg)
+                })
+            };
+            let b1 = || {
+                if r.is_zero() {
+                    Ok((E::G1::zero(), 0.0))
+                } else {
+                    timed(|| {
+                        self.g1
+                            .msm_prepared_scalars_blocking(&pk.b_g1, assignment.all(), cfg)
+                    })
+                }
+            };
+            let l = || timed(|| self.g1.msm_prepared_scalars_blocking(&pk.l, aux, cfg));
+            // Then the three G1 MSMs from three threads when overlapping: each one's host
+            // work (scalars into staging, the window sums) runs while the others' kernels
+            // keep the GPU busy; the queue runs them in turn.
+            let ((a, ta), (b1, tb1), (l, tl)) = if self.overlap {
+                std::thread::scope(|scope| {
+                    let b1 = scope.spawn(b1);
+                    let l = scope.spawn(l);
+                    let a = a();
+                    let join = |h: std::thread::ScopedJoinHandle<'_, _>| match h.join() {
+                        Ok(v) => v,
+                        Err(p) => std::panic::resume_unwind(p),
+                    };
+                    let (b1, l) = (join(b1), join(l));
+                    Ok::<_, ProveError>((a?, b1?, l?))
+                })?
+            } else {
+                (a()?, b1()?, l()?)
+            };
             Ok(((a, b1, b2, l), (ta, tb1, tb2, tl)))
         };
         let (quotient, others) = if self.overlap {

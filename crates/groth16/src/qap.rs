@@ -234,7 +234,7 @@ pub async fn witness_map_gpu_timed<F: NttField>(
         return Err(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable));
     }
     let eval = |m: &Matrix<F>| -> Vec<F> {
-        let mut v = vec![F::zero(); n];
+        let mut v = zkgpu_limbs::filled_par(n, F::zero());
         v[..num_constraints]
             .par_iter_mut()
             .zip(&m[..num_constraints])
@@ -286,10 +286,13 @@ pub async fn witness_map_gpu_timed<F: NttField>(
     .await?;
     ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Inverse, Some(1))
         .await?;
-    ntt.submit(enc)?;
+    // The quotient's download rides in the transforms' submission: a separate one would
+    // queue behind whatever MSM the prover's other thread submitted meanwhile.
+    let download = ntt.record_download(&mut enc, &dv, 0)?;
+    let (_, submission) = ntt.submit_indexed(enc)?;
     timings.gpu = t.elapsed().as_secs_f64();
     let t = clock();
-    let h = ntt.download(&dv, 0).await?;
+    let h = ntt.finish_download(download, submission).await?;
     timings.download = t.elapsed().as_secs_f64();
     Ok(h)
 }

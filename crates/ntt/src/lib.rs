@@ -69,6 +69,14 @@ pub const ELEMENT_BYTES: u64 = 32;
 /// Storage bindings a batch may be paged across (the kernels declare this many per operand).
 pub const MAX_PAGES: usize = 3;
 
+/// Copies of one downloaded vector, recorded by [`GpuNtt::record_download`].
+#[derive(Debug)]
+#[must_use = "finish the download with GpuNtt::finish_download"]
+pub struct PendingDownload {
+    pieces: Vec<zkgpu_runtime::PendingReadback>,
+    len: usize,
+}
+
 /// `batch` vectors of `len` field elements each, resident on the GPU, with a scratch copy of
 /// the same size for the passes to alternate with. The elements (vector after vector) are
 /// paged across up to [`MAX_PAGES`] buffers of `2^page_log` elements, each within one storage
@@ -419,28 +427,60 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
 
     /// Downloads vector `index`.
     pub async fn download(&self, dv: &DeviceVec<F>, index: usize) -> Result<Vec<F>> {
+        let mut enc = self.encoder();
+        let pending = self.record_download(&mut enc, dv, index)?;
+        let submission = self.ctx.queue().submit([enc.finish()]);
+        self.finish_download(pending, submission).await
+    }
+
+    /// Records into `enc` the copies that download vector `index` of `dv`: put them in the
+    /// encoder of the transforms that produce it, so the download rides in their submission
+    /// rather than queueing behind another thread's work; then [`GpuNtt::finish_download`]
+    /// with that submission's index (from [`GpuNtt::submit_indexed`]).
+    pub fn record_download(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        dv: &DeviceVec<F>,
+        index: usize,
+    ) -> Result<PendingDownload> {
         if index >= dv.batch {
             return Err(NttError::Shape(format!(
                 "vector {index} of a batch of {}",
                 dv.batch
             )));
         }
-        if dv.len == 0 {
-            return Ok(Vec::new());
-        }
         let start = (index * dv.len) as u64;
-        let mut out = vec![F::zero(); dv.len];
+        let pieces = dv
+            .pieces(start, start + dv.len as u64)
+            .into_iter()
+            .map(|(page, offset, bytes)| {
+                let n = (bytes / ELEMENT_BYTES) as usize;
+                self.ctx
+                    .record_read_back(enc, &dv.data[page], offset, n, ELEMENT_BYTES as usize)
+            })
+            .collect();
+        Ok(PendingDownload {
+            pieces,
+            len: dv.len,
+        })
+    }
+
+    /// Waits for `submission` (which holds the copies `pending` recorded) and unpacks the
+    /// vector on the host's threads straight from the mapped staging memory.
+    pub async fn finish_download(
+        &self,
+        pending: PendingDownload,
+        submission: wgpu::SubmissionIndex,
+    ) -> Result<Vec<F>> {
+        let mut out = zkgpu_limbs::filled_par(pending.len, F::zero());
         let mut at = 0usize;
-        for (page, offset, bytes) in dv.pieces(start, start + dv.len as u64) {
-            let n = (bytes / ELEMENT_BYTES) as usize;
-            let piece = &mut out[at..at + n];
-            // Unpacked on the host's threads straight from the mapped staging memory.
+        for piece in pending.pieces {
+            let n = piece.len();
             self.ctx
-                .read_back_par(
-                    &dv.data[page],
-                    offset,
+                .finish_read_back(
                     piece,
-                    ELEMENT_BYTES as usize,
+                    submission.clone(),
+                    &mut out[at..at + n],
                     |bytes, out, first| unpack_into(bytemuck::cast_slice(bytes), out, at + first),
                 )
                 .await?
@@ -658,10 +698,18 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
 
     /// Submits `enc` and waits for the GPU; returns the wall seconds from submit to done.
     pub fn submit(&self, enc: wgpu::CommandEncoder) -> Result<f64> {
+        self.submit_indexed(enc).map(|(t, _)| t)
+    }
+
+    /// [`GpuNtt::submit`], also returning the submission's index. Waits for this submission
+    /// only, not for work another thread submits after it.
+    pub fn submit_indexed(
+        &self,
+        enc: wgpu::CommandEncoder,
+    ) -> Result<(f64, wgpu::SubmissionIndex)> {
         let t = web_time::Instant::now();
-        self.ctx.queue().submit([enc.finish()]);
-        self.ctx.wait()?;
-        Ok(t.elapsed().as_secs_f64())
+        let index = self.ctx.submit_and_wait(enc)?;
+        Ok((t.elapsed().as_secs_f64(), index))
     }
 
     /// Transforms every vector of `dv` in place over `domain` and waits.

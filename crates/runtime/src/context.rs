@@ -176,6 +176,30 @@ const READBACK_PIECE: u64 = 8 << 20;
 /// Pooled readback buffers kept at most (512 MiB).
 const READBACK_POOL_MAX: usize = 64;
 
+/// Copies into staging memory recorded by [`GpuContext::record_read_back`], to be finished
+/// by [`GpuContext::finish_read_back`] once their submission is made.
+#[derive(Debug)]
+#[must_use = "finish the readback, or its staging memory is lost to the pool"]
+pub struct PendingReadback {
+    /// Staging buffer, bytes used, whether it returns to the pool.
+    stagings: Vec<(wgpu::Buffer, usize, bool)>,
+    /// Elements per staging piece.
+    per: usize,
+    /// Elements in all.
+    len: usize,
+}
+
+impl PendingReadback {
+    /// Elements it reads back.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether it reads nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// Orders adapter types by preference: discrete first, software last.
 #[cfg(not(target_arch = "wasm32"))]
 fn type_rank(t: wgpu::DeviceType) -> u8 {
@@ -718,6 +742,28 @@ impl GpuContext {
         Ok(out)
     }
 
+    /// Waits until the submission `index` (and everything submitted before it) is done, not
+    /// for work submitted after it (another thread's).
+    pub fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .map_err(|e| GpuError::Poll(e.to_string()))?;
+        #[cfg(target_arch = "wasm32")]
+        let _ = index;
+        self.check_device()
+    }
+
+    /// Submits `enc` and waits for it alone ([`GpuContext::wait_for`]).
+    pub fn submit_and_wait(&self, enc: wgpu::CommandEncoder) -> Result<wgpu::SubmissionIndex> {
+        let index = self.queue.submit([enc.finish()]);
+        self.wait_for(index.clone())?;
+        Ok(index)
+    }
+
     /// Reads `out.len()` elements of `elem_bytes` bytes each from `buffer` at `offset` (a
     /// multiple of 4): the GPU copies them into staging pieces of 8 MiB (pooled and reused
     /// across calls, see [`GpuContext::release_staging`]), and the host's
@@ -732,18 +778,35 @@ impl GpuContext {
         elem_bytes: usize,
         read: impl Fn(&[u8], &mut [T], usize) -> std::result::Result<(), E> + Sync,
     ) -> Result<std::result::Result<(), E>> {
-        let label = "readback";
-        let bytes = (out.len() * elem_bytes) as u64;
-        if bytes == 0 {
-            return Ok(Ok(()));
-        }
-        // Pieces of the pool's size (a whole number of elements), each its own staging buffer:
-        // pooled ones where a piece fills one, else fresh ones of the piece's size.
-        let per = ((READBACK_PIECE as usize) / elem_bytes).max(1);
-        let piece = (per * elem_bytes) as u64;
         let mut enc = self
             .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("readback"),
+            });
+        let pending = self.record_read_back(&mut enc, buffer, offset, out.len(), elem_bytes);
+        let index = self.queue.submit([enc.finish()]);
+        self.finish_read_back(pending, index, out, read).await
+    }
+
+    /// The first half of [`GpuContext::read_back_par`]: records into `enc` the copies of
+    /// `len` elements of `elem_bytes` bytes from `offset` of `buffer` into staging memory, so
+    /// that a download can ride in the same submission as the work that produces the data
+    /// (behind nothing another thread queues meanwhile). Submit `enc`, then pass the
+    /// submission's index to [`GpuContext::finish_read_back`].
+    pub fn record_read_back(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        len: usize,
+        elem_bytes: usize,
+    ) -> PendingReadback {
+        let label = "readback";
+        let bytes = (len * elem_bytes) as u64;
+        // Pieces of the pool's size (a whole number of elements), each its own staging buffer:
+        // pooled ones where a piece fills one, else fresh ones of the piece's size.
+        let per = ((READBACK_PIECE as usize) / elem_bytes.max(1)).max(1);
+        let piece = (per * elem_bytes) as u64;
         let mut stagings = Vec::new();
         let mut at = 0u64;
         while at < bytes {
@@ -779,7 +842,30 @@ impl GpuContext {
             stagings.push((staging, len as usize, is_pooled));
             at += len;
         }
-        self.queue.submit([enc.finish()]);
+        PendingReadback { stagings, per, len }
+    }
+
+    /// The second half of [`GpuContext::read_back_par`]: waits for submission `index` (which
+    /// holds the copies `pending` recorded), maps the staging memory and hands it to `read` on
+    /// the host's threads, as `read_back_par` does. `out` must have the recorded length.
+    pub async fn finish_read_back<T: Send, E: Send>(
+        &self,
+        pending: PendingReadback,
+        index: wgpu::SubmissionIndex,
+        out: &mut [T],
+        read: impl Fn(&[u8], &mut [T], usize) -> std::result::Result<(), E> + Sync,
+    ) -> Result<std::result::Result<(), E>> {
+        let label = "readback";
+        let PendingReadback { stagings, per, len } = pending;
+        if out.len() != len {
+            return Err(GpuError::InvalidInput(format!(
+                "a readback of {len} elements into {} places",
+                out.len()
+            )));
+        }
+        if stagings.is_empty() {
+            return Ok(Ok(()));
+        }
         let mut receivers = Vec::new();
         for (staging, _, _) in &stagings {
             let (tx, rx) = futures_channel::oneshot::channel();
@@ -788,7 +874,9 @@ impl GpuContext {
             });
             receivers.push(rx);
         }
-        self.wait()?;
+        let t_wait = Instant::now();
+        self.wait_for(index)?;
+        let waited = t_wait.elapsed().as_secs_f64();
         for rx in receivers {
             rx.await
                 .map_err(|_| GpuError::Readback {
@@ -811,6 +899,7 @@ impl GpuContext {
                 })?;
             views.push((view, *len));
         }
+        let t_read = Instant::now();
         let read_view =
             |(k, ((view, len), out)): (usize, (&(wgpu::BufferView, usize), &mut [T]))| {
                 read(&view[..*len], out, k * per)
@@ -828,6 +917,14 @@ impl GpuContext {
             .enumerate()
             .try_for_each(read_view);
         drop(views);
+        tracing::debug!(
+            bytes = stagings.iter().map(|s| s.1).sum::<usize>(),
+            pieces = stagings.len(),
+            wait_ms = waited * 1e3,
+            map_ms = (t_read - t_wait).as_secs_f64() * 1e3 - waited * 1e3,
+            read_ms = t_read.elapsed().as_secs_f64() * 1e3,
+            "readback"
+        );
         let mut pool = self
             .readback_pool
             .lock()

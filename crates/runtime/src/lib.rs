@@ -10,7 +10,8 @@ mod error;
 pub mod field;
 
 pub use context::{
-    Checks, ContextOptions, GpuContext, LimitsChoice, Pipeline, PipelineTiming, grid,
+    Checks, ContextOptions, GpuContext, LimitsChoice, PendingReadback, Pipeline, PipelineTiming,
+    grid,
 };
 pub use error::{GpuError, Result};
 pub use wgpu;
