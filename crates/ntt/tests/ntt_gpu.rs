@@ -354,3 +354,32 @@ fn transfers_through_reused_staging() {
         }
     }
 }
+
+/// A transform and the download of its result in one submission (`record_download`,
+/// `submit_indexed`, `finish_download`, as the Groth16 witness map does), for both vectors of
+/// a batch, against ark-poly; a vector index past the batch is an error.
+#[test]
+fn download_in_the_transforms_submission() {
+    type F = ark_bls12_381::Fr;
+    let ntt = GpuNtt::<F>::new(ctx());
+    let mut rng = rng(91);
+    let n = 1 << 10;
+    let d = Radix2EvaluationDomain::<F>::new(n).unwrap();
+    let vs = inputs::<F>(n, &mut rng);
+    let (v0, v1): (Vec<F>, Vec<F>) = (vs[0].clone(), (0..n).map(|_| F::rand(&mut rng)).collect());
+    let mut dv = ntt.upload_batch(&[&v0, &v1]).unwrap();
+    let mut enc = ntt.encoder();
+    pollster::block_on(ntt.record_transform(&mut enc, &mut dv, &d, Direction::Forward, None))
+        .unwrap();
+    let p0 = ntt.record_download(&mut enc, &dv, 0).unwrap();
+    let p1 = ntt.record_download(&mut enc, &dv, 1).unwrap();
+    assert!(matches!(
+        ntt.record_download(&mut enc, &dv, 2),
+        Err(NttError::Shape(_))
+    ));
+    let (_, submission) = ntt.submit_indexed(enc).unwrap();
+    let got0 = pollster::block_on(ntt.finish_download(p0, submission.clone())).unwrap();
+    let got1 = pollster::block_on(ntt.finish_download(p1, submission)).unwrap();
+    assert_eq!(got0, d.fft(&v0));
+    assert_eq!(got1, d.fft(&v1));
+}
