@@ -4,7 +4,7 @@
 //   msm_scan     one workgroup per window: exclusive prefix sums of the histogram, giving each
 //                bucket's first slot in `entries` (window w's slots start at w * n);
 //   msm_scatter  one invocation per scalar: writes point index | sign << 31 into its bucket's
-//                next free slot for every window;
+//                next free slot for every window (and every base set: below);
 //   msm_chunk_counts  one invocation per bucket: how many chunks of at most `chunk` entries
 //                the bucket splits into (load balancing; msm_scan then gives chunk offsets),
 //                and a histogram of chunk sizes (largest first);
@@ -13,7 +13,13 @@
 //                prefix sums), so that the lanes of a warp accumulate chunks of about equal
 //                length.
 // A counting sort: buckets end up as contiguous runs of `entries` (CSR), in no fixed order
-// inside a bucket. Scalars are canonical integers below 2^256, 8 little-endian u32 words each.
+// inside a bucket.
+// Base sets: `sets` MSMs with the same scalars over different bases (Groth16's A, B in G1 and
+// L), stored one after another `set_stride` points apart. Digits and their histogram are
+// computed once; set k's window w is bucket window k * windows + w, whose histogram msm_scan
+// reads from window w, and whose entries point at k * set_stride + i. Every later stage sees
+// sets * windows windows.
+// Scalars are canonical integers below 2^256, 8 little-endian u32 words each.
 // Every loop counts up to a uniform or a constant.
 
 struct BucketParams {
@@ -31,7 +37,11 @@ struct BucketParams {
     chunk: u32,
     // Chunk sizes per histogram bin: a chunk of s entries has key (chunk - s) / key_div.
     key_div: u32,
-    _pad: u32,
+    // Base sets (1 for a plain MSM) and the points between the starts of two sets.
+    sets: u32,
+    set_stride: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 override WORKGROUP_SIZE: u32 = 64u;
@@ -89,17 +99,19 @@ fn msm_digits(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 var<workgroup> partial: array<u32, SCAN_THREADS>;
 
-// One workgroup per window (workgroup id x = window).
+// One workgroup per window (workgroup id x = window), sets x windows of them: window w's
+// histogram is that of window w mod windows (the base sets share digits).
 @compute @workgroup_size(SCAN_THREADS)
 fn msm_scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let w = wid.x;
+    let src = w % bp.windows;
     let t = lid.x;
     let chunk = (bp.buckets + SCAN_THREADS - 1u) / SCAN_THREADS;
     let lo = min(t * chunk, bp.buckets);
     let hi = min(lo + chunk, bp.buckets);
     var sum = 0u;
     for (var b = lo; b < hi; b++) {
-        sum += atomicLoad(&counts[w * bp.buckets + b]);
+        sum += atomicLoad(&counts[src * bp.buckets + b]);
     }
     partial[t] = sum;
     workgroupBarrier();
@@ -115,7 +127,7 @@ fn msm_scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id)
     var run = w * bp.n + partial[t];
     for (var b = lo; b < hi; b++) {
         offsets[w * bp.buckets + b] = run;
-        run += atomicLoad(&counts[w * bp.buckets + b]);
+        run += atomicLoad(&counts[src * bp.buckets + b]);
     }
 }
 
@@ -131,9 +143,11 @@ fn msm_scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
         let dig = digits[w * bp.n + i];
         let d = dig >> 1u;
         if (d != 0u) {
-            let slot = w * bp.buckets + d;
-            let pos = offsets[slot] + atomicAdd(&counts[slot], 1u);
-            entries[pos] = i | ((dig & 1u) << 31u);
+            for (var k = 0u; k < bp.sets; k++) {
+                let slot = (k * bp.windows + w) * bp.buckets + d;
+                let pos = offsets[slot] + atomicAdd(&counts[slot], 1u);
+                entries[pos] = (k * bp.set_stride + i) | ((dig & 1u) << 31u);
+            }
         }
     }
 }

@@ -66,6 +66,11 @@ pub struct MsmArgs {
     /// Timed GPU runs after a warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
+    /// Base sets sharing the scalars (`GpuMsm::msm_sets`, as Groth16's A, B and L): times one
+    /// MSM over this many sets of n points against as many separate MSMs, in the same run,
+    /// and checks every set against arkworks.
+    #[arg(long, default_value_t = 1)]
+    sets: usize,
     /// Untimed MSMs for at least this long before the timed runs, so that they run at the
     /// GPU's working clock: an idle GPU drops its clock (the H100 from 1980 to 345 MHz) and
     /// needs a few hundred milliseconds of work to raise it. 0 times a cold clock.
@@ -141,6 +146,9 @@ where
         .collect();
 
     eprintln!("  {:.1} s", t.elapsed().as_secs_f64());
+    if args.sets > 1 {
+        return run_sets::<C>(ctx, args, bases, &scalars);
+    }
     let msm = GpuMsm::<C>::new(ctx)?;
     eprintln!("preparing bases ...");
     let t = Instant::now();
@@ -234,6 +242,137 @@ where
             t.module, t.entry, t.seconds
         );
     }
+    println!(
+        "result {}",
+        if ok {
+            "matches arkworks"
+        } else {
+            "DIFFERS from arkworks"
+        }
+    );
+    Ok(ok)
+}
+
+/// `zkgpu msm --sets K`: one MSM over K base sets sharing the scalars against K separate MSMs.
+fn run_sets<C: GpuCurve>(
+    ctx: &GpuContext,
+    args: &MsmArgs,
+    first: Vec<C::Affine>,
+    scalars: &[C::Scalar],
+) -> Result<bool, Box<dyn std::error::Error>>
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let n = first.len();
+    let k = args.sets;
+    eprintln!("generating {} more base vectors ...", k - 1);
+    let mut rng = StdRng::seed_from_u64(43);
+    let mut sets = vec![first];
+    for _ in 1..k {
+        sets.push(bases::<C>(n, &mut rng));
+    }
+    let msm = GpuMsm::<C>::new(ctx)?;
+    let refs: Vec<&[C::Affine]> = sets.iter().map(|s| s.as_slice()).collect();
+    let t = Instant::now();
+    let together = msm.prepare_sets(&refs)?;
+    let separate = sets
+        .iter()
+        .map(|s| msm.prepare(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    ctx.wait()?;
+    let prepare_s = t.elapsed().as_secs_f64();
+    let config = MsmConfig {
+        window_bits: args.window_bits,
+        reduce_segments: args.reduce_segments,
+        chunk: args.chunk,
+        scalar_bits: args.scalar_bits,
+    };
+    let words = zkgpu_msm::PreparedScalars::new(scalars);
+    eprintln!("warm-up (builds the pipelines) ...");
+    let (gpu_result, _) = msm.msm_sets_timed_blocking(&together, scalars, config)?;
+    let t = Instant::now();
+    while t.elapsed().as_millis() < u128::from(args.clock_warmup_ms) {
+        msm.msm_sets_blocking(&together, words.all(), config)?;
+    }
+    let mut runs: Vec<(f64, f64, MsmTimings)> = Vec::new();
+    for _ in 0..args.runs.max(1) {
+        let t = Instant::now();
+        let r = msm.msm_sets_blocking(&together, words.all(), config)?;
+        let wall = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let mut one_by_one = Vec::new();
+        for p in &separate {
+            one_by_one.push(msm.msm_prepared_scalars_blocking(p, words.all(), config)?);
+        }
+        let wall_separate = t.elapsed().as_secs_f64();
+        let (_, timings) = msm.msm_sets_timed_blocking(&together, scalars, config)?;
+        runs.push((wall, wall_separate, timings));
+        if r != gpu_result || one_by_one != gpu_result {
+            return Err("GPU results differ between runs or between the two ways".into());
+        }
+    }
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (gpu_s, _, tm) = runs[runs.len() / 2];
+    let mut sep: Vec<f64> = runs.iter().map(|r| r.1).collect();
+    sep.sort_by(f64::total_cmp);
+    let sep_s = sep[sep.len() / 2];
+    eprintln!("arkworks on {} threads ...", rayon::current_num_threads());
+    let t = Instant::now();
+    let cpu: Vec<C::Projective> = sets
+        .iter()
+        .map(|s| <C::Projective as VariableBaseMSM>::msm(s, scalars))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("arkworks: {e}"))?;
+    let cpu_s = t.elapsed().as_secs_f64();
+    let ok = cpu == gpu_result;
+    println!("adapter: {} ({:?})", ctx.info().name, ctx.info().backend);
+    println!(
+        "msm {} {k} base sets x n = 2^{} ({n}), {:?} scalars, c = {}, {} reduction segments/window",
+        C::ID,
+        args.log_n,
+        args.distribution,
+        tm.window_bits,
+        tm.segments
+    );
+    println!("{:<34} {:>12}", "stage (one MSM over the sets)", "ms");
+    for (name, s) in [
+        ("host: scalars into staging", tm.host_scalars),
+        ("gpu: digits + histogram", tm.digits),
+        ("gpu: bucket offsets (scan)", tm.scan),
+        ("gpu: scatter into buckets", tm.scatter),
+        ("gpu: bucket accumulation (chunks)", tm.accumulate),
+        ("gpu: chunk sums per bucket", tm.combine),
+        ("gpu: bucket reduction", tm.reduce),
+        ("gpu total (submit to readback)", tm.gpu_total),
+        ("host: combine windows", tm.host_combine),
+    ] {
+        println!("{name:<34} {:>12.3}", s * 1e3);
+    }
+    println!(
+        "{:<34} {:>12.3}",
+        "GPU, the sets as one MSM (median)",
+        gpu_s * 1e3
+    );
+    println!(
+        "{:<34} {:>12.3}",
+        "GPU, as separate MSMs (median)",
+        sep_s * 1e3
+    );
+    println!(
+        "{:<34} {:>12.3}",
+        "arkworks, separate MSMs (CPU)",
+        cpu_s * 1e3
+    );
+    println!(
+        "{:<34} {:>12.2}",
+        "speed-up (CPU / GPU sets)",
+        cpu_s / gpu_s
+    );
+    println!(
+        "{:<34} {:>12.3}",
+        "(bases prepared once, ms)",
+        prepare_s * 1e3
+    );
     println!(
         "result {}",
         if ok {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use ark_ec::pairing::Pairing;
-use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::{UniformRand, Zero};
 use ark_groth16::{Groth16, PreparedVerifyingKey, Proof, ProvingKey, prepare_verifying_key};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
@@ -105,16 +105,13 @@ pub struct ProofTimings {
     pub witness_map: f64,
     /// Its parts.
     pub witness_map_parts: WitnessMapTimings,
-    /// MSM of the A query (G1).
-    pub msm_a: f64,
-    /// MSM of the B query in G1 (zero when `r = 0`: arkworks skips it then).
-    pub msm_b_g1: f64,
+    /// The MSMs of the A, B in G1 and L queries: one MSM over three base sets, since they
+    /// share the assignment as scalars (`GpuMsm::msm_sets`).
+    pub msm_a_b_l: f64,
     /// MSM of the B query in G2.
     pub msm_b_g2: f64,
     /// MSM of the H query (G1, after the witness map).
     pub msm_h: f64,
-    /// MSM of the L query (G1).
-    pub msm_l: f64,
     /// Verification of the proof against the key's verifying key.
     pub verify: f64,
     /// Everything after synthesis and before the self-check: with overlap (the default) the
@@ -126,11 +123,12 @@ pub struct ProofTimings {
 /// A proving key with its five base vectors on the GPU, reusable across proofs.
 #[derive(Debug)]
 pub struct PreparedProvingKey<E: GpuPairing> {
-    a: PreparedBases<E::GpuG1>,
-    b_g1: PreparedBases<E::GpuG1>,
+    /// The A and B-in-G1 queries past their first element, and the L query behind
+    /// `num_inputs - 1` identities, as three base sets: all three pair with the assignment
+    /// `full[1..]`.
+    a_b_l: PreparedBases<E::GpuG1>,
     b_g2: PreparedBases<E::GpuG2>,
     h: PreparedBases<E::GpuG1>,
-    l: PreparedBases<E::GpuG1>,
     a0: E::G1Affine,
     b_g1_0: E::G1Affine,
     b_g2_0: E::G2Affine,
@@ -248,12 +246,17 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
                 pk.h_query.len()
             ));
         }
+        // L pairs with the witness part of the assignment full[1..], which starts at
+        // num_inputs - 1: identities in front align it with A and B.
+        let l_aligned: Vec<E::G1Affine> = std::iter::repeat_n(E::G1Affine::zero(), num_inputs - 1)
+            .chain(pk.l_query.iter().copied())
+            .collect();
         Ok(PreparedProvingKey {
-            a: self.g1.prepare(&pk.a_query[1..])?,
-            b_g1: self.g1.prepare(&pk.b_g1_query[1..])?,
+            a_b_l: self
+                .g1
+                .prepare_sets(&[&pk.a_query[1..], &pk.b_g1_query[1..], &l_aligned])?,
             b_g2: self.g2.prepare(&pk.b_g2_query[1..])?,
             h: self.g1.prepare(&pk.h_query)?,
-            l: self.g1.prepare(&pk.l_query)?,
             a0: pk.a_query[0],
             b_g1_0: pk.b_g1_query[0],
             b_g2_0: pk.b_g2_query[0],
@@ -398,57 +401,29 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             Ok((h_acc, wm, parts, th))
         };
         let others = || -> Result<_, ProveError> {
-            // One conversion of the assignment for A, B (G1 and G2) and, from the first
-            // witness on, L; its time is counted in MSM B in G2.
+            // One conversion of the assignment for A, B (G1 and G2) and L; its time is
+            // counted in MSM B in G2.
             let t = Instant::now();
             let assignment = PreparedScalars::new(&full[1..]);
             let convert = t.elapsed().as_secs_f64();
-            let aux = assignment.tail(num_inputs.saturating_sub(1));
             // B in G2 first: the longest MSM runs while the other thread computes the sparse
             // products on the CPU, and the witness map's transforms, submitted when those
-            // end, queue behind it rather than behind all four (the queue is FIFO); H then
-            // overlaps the G1 MSMs.
+            // end, queue behind it rather than behind the G1 MSMs too (the queue is FIFO); H
+            // then overlaps the G1 MSMs.
             let (b2, tb2) = timed(|| {
                 self.g2
                     .msm_prepared_scalars_blocking(&pk.b_g2, assignment.all(), cfg)
             })?;
             let tb2 = tb2 + convert;
-            let a = || {
-                timed(|| {
-                    self.g1
-                        .msm_prepared_scalars_blocking(&pk.a, assignment.all(), cfg)
-                })
-            };
-            let b1 = || {
-                if r.is_zero() {
-                    Ok((E::G1::zero(), 0.0))
-                } else {
-                    timed(|| {
-                        self.g1
-                            .msm_prepared_scalars_blocking(&pk.b_g1, assignment.all(), cfg)
-                    })
-                }
-            };
-            let l = || timed(|| self.g1.msm_prepared_scalars_blocking(&pk.l, aux, cfg));
-            // Then the three G1 MSMs from three threads when overlapping: each one's host
-            // work (scalars into staging, the window sums) runs while the others' kernels
-            // keep the GPU busy; the queue runs them in turn.
-            let ((a, ta), (b1, tb1), (l, tl)) = if self.overlap {
-                std::thread::scope(|scope| {
-                    let b1 = scope.spawn(b1);
-                    let l = scope.spawn(l);
-                    let a = a();
-                    let join = |h: std::thread::ScopedJoinHandle<'_, _>| match h.join() {
-                        Ok(v) => v,
-                        Err(p) => std::panic::resume_unwind(p),
-                    };
-                    let (b1, l) = (join(b1), join(l));
-                    Ok::<_, ProveError>((a?, b1?, l?))
-                })?
-            } else {
-                (a()?, b1()?, l()?)
-            };
-            Ok(((a, b1, b2, l), (ta, tb1, tb2, tl)))
+            // Then A, B in G1 and L as one MSM over three base sets: one upload of the
+            // scalars, one digit decomposition and bucket sort, and each later stage once
+            // for all three (arkworks skips B in G1 when r = 0; its sum is then unused).
+            let (sums, tabl) =
+                timed(|| self.g1.msm_sets_blocking(&pk.a_b_l, assignment.all(), cfg))?;
+            let [a, b1, l]: [E::G1; 3] = sums
+                .try_into()
+                .map_err(|_| ProveError::Msm(MsmError::Config("expected three sums".into())))?;
+            Ok(((a, b1, b2, l), (tabl, tb2)))
         };
         let (quotient, others) = if self.overlap {
             // Both threads use the G1 pipelines: build them first, once.
@@ -466,14 +441,12 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             (quotient(), others())
         };
         let (h_acc, wm, wm_parts, th) = quotient?;
-        let ((a_acc, b1_acc, b2_acc, l_acc), (ta, tb1, tb2, tl)) = others?;
+        let ((a_acc, b1_acc, b2_acc, l_acc), (tabl, tb2)) = others?;
         timings.witness_map = wm;
         timings.witness_map_parts = wm_parts;
         timings.msm_h = th;
-        timings.msm_a = ta;
-        timings.msm_b_g1 = tb1;
+        timings.msm_a_b_l = tabl;
         timings.msm_b_g2 = tb2;
-        timings.msm_l = tl;
 
         // Groth16::create_proof_with_assignment, term for term.
         let g_a: E::G1 = pk.delta_g1 * r + pk.a0 + a_acc + pk.alpha_g1;

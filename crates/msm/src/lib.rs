@@ -134,7 +134,9 @@ struct BucketParams {
     buckets: u32,
     chunk: u32,
     key_div: u32,
-    _pad: u32,
+    sets: u32,
+    set_stride: u32,
+    _pad: [u32; 2],
 }
 
 #[repr(C)]
@@ -216,10 +218,13 @@ pub struct MsmTimings {
 pub struct PreparedBases<C: GpuCurve> {
     parts: Vec<BasePart>,
     len: usize,
+    /// Base sets ([`GpuMsm::prepare_sets`]; 1 for [`GpuMsm::prepare`]).
+    sets: usize,
     _curve: std::marker::PhantomData<C>,
 }
 
-/// Bases `start..start + len` of a [`PreparedBases`].
+/// Bases `start..start + len` of a [`PreparedBases`] (of every set: the buffer holds the
+/// sets' runs one after another, `len` points each).
 #[derive(Debug)]
 struct BasePart {
     buffer: wgpu::Buffer,
@@ -228,9 +233,14 @@ struct BasePart {
 }
 
 impl<C: GpuCurve> PreparedBases<C> {
-    /// Number of bases.
+    /// Number of bases (of each set: the longest set's length).
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Number of base sets (1 unless prepared by [`GpuMsm::prepare_sets`]).
+    pub fn sets(&self) -> usize {
+        self.sets
     }
 
     /// Whether there are none.
@@ -306,7 +316,12 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
     /// Most points per part of prepared bases: the bases, the scalars and every working
     /// buffer of a default-shaped MSM over one part fit in one storage binding.
     pub fn part_len(&self) -> usize {
-        let len = part_len::<C>(self.ctx.max_binding_bytes());
+        self.part_len_sets(1)
+    }
+
+    /// Most points per set and part of bases prepared as `sets` base sets.
+    pub fn part_len_sets(&self, sets: usize) -> usize {
+        let len = part_len::<C>(self.ctx.max_binding_bytes(), sets);
         self.max_part.map_or(len, |m| m.min(len))
     }
 
@@ -330,8 +345,101 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         Ok(PreparedBases {
             parts,
             len: bases.len(),
+            sets: 1,
             _curve: std::marker::PhantomData,
         })
+    }
+
+    /// Uploads several base sets for MSMs that share their scalars ([`GpuMsm::msm_sets`]):
+    /// Groth16's A, B in G1 and L take the same assignment. Sets shorter than the longest are
+    /// padded with the identity, which adds nothing, so set `k`'s MSM is over
+    /// `min(sets[k].len(), scalars)` terms, as [`GpuMsm::msm_unchecked`] would compute it.
+    /// One such MSM shares the scalars' upload, digits and bucket sort between the sets, and
+    /// runs every later stage once over all of them. Stored in parts of at most
+    /// [`GpuMsm::part_len_sets`] points per set.
+    pub fn prepare_sets(&self, sets: &[&[C::Affine]]) -> Result<PreparedBases<C>> {
+        if sets.is_empty() {
+            return Err(MsmError::Config(
+                "prepare_sets needs at least one set".into(),
+            ));
+        }
+        let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
+        let part = self.part_len_sets(sets.len());
+        let identity = encode_affine_packed::<C>(&[<C::Affine as ark_ec::AffineRepr>::zero()]);
+        let parts = (0..len.div_ceil(part))
+            .map(|k| {
+                let start = k * part;
+                let plen = part.min(len - start);
+                let mut words = Vec::with_capacity(sets.len() * plen * identity.len());
+                for set in sets {
+                    let have = &set[start.min(set.len())..(start + plen).min(set.len())];
+                    words.extend(encode_affine_packed::<C>(have));
+                    for _ in have.len()..plen {
+                        words.extend_from_slice(&identity);
+                    }
+                }
+                Ok(BasePart {
+                    buffer: self
+                        .ctx
+                        .storage_buffer(&format!("{} base sets, part {k}", C::ID), &words)?,
+                    start,
+                    len: plen,
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok(PreparedBases {
+            parts,
+            len,
+            sets: sets.len(),
+            _curve: std::marker::PhantomData,
+        })
+    }
+
+    /// `sum_i scalars[i] bases_k[i]` for every set `k` of bases prepared by
+    /// [`GpuMsm::prepare_sets`], over the shorter length (as [`GpuMsm::msm_unchecked`]).
+    pub async fn msm_sets(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: ScalarSlice<'_, C::Scalar>,
+        config: MsmConfig,
+    ) -> Result<Vec<C::Projective>> {
+        Ok(self
+            .run_sets(bases, Scalars::Words(scalars.words), config, false)
+            .await?
+            .0)
+    }
+
+    /// [`GpuMsm::msm_sets`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_sets_blocking(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: ScalarSlice<'_, C::Scalar>,
+        config: MsmConfig,
+    ) -> Result<Vec<C::Projective>> {
+        pollster::block_on(self.msm_sets(bases, scalars, config))
+    }
+
+    /// [`GpuMsm::msm_sets_timed`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_sets_timed_blocking(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: &[C::Scalar],
+        config: MsmConfig,
+    ) -> Result<(Vec<C::Projective>, MsmTimings)> {
+        pollster::block_on(self.msm_sets_timed(bases, scalars, config))
+    }
+
+    /// [`GpuMsm::msm_sets`] from field elements, also reporting where the time went.
+    pub async fn msm_sets_timed(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: &[C::Scalar],
+        config: MsmConfig,
+    ) -> Result<(Vec<C::Projective>, MsmTimings)> {
+        self.run_sets(bases, Scalars::Field(scalars), config, true)
+            .await
     }
 
     /// `sum_i scalars[i] bases[i]`; errors when the lengths differ.
@@ -409,8 +517,8 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         self.run(bases, Scalars::Field(scalars), config, true).await
     }
 
-    /// One MSM; with `stamps`, GPU stages are timed by timestamp queries (where the device has
-    /// them: a second readback).
+    /// One MSM over bases of one set; with `stamps`, GPU stages are timed by timestamp
+    /// queries (where the device has them: a second readback).
     async fn run(
         &self,
         bases: &PreparedBases<C>,
@@ -418,41 +526,67 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         config: MsmConfig,
         stamps: bool,
     ) -> Result<(C::Projective, MsmTimings)> {
-        let mut timings = MsmTimings::default();
-        let n = bases.len.min(scalars.len());
-        if n == 0 {
-            return Ok((C::Projective::zero(), timings));
+        if bases.sets != 1 {
+            return Err(MsmError::Config(format!(
+                "the bases hold {} sets: use msm_sets",
+                bases.sets
+            )));
         }
-        let mut result = C::Projective::zero();
+        let (sums, timings) = self.run_sets(bases, scalars, config, stamps).await?;
+        Ok((sums.into_iter().next().unwrap_or_default(), timings))
+    }
+
+    /// One MSM per base set.
+    async fn run_sets(
+        &self,
+        bases: &PreparedBases<C>,
+        scalars: Scalars<'_, C::Scalar>,
+        config: MsmConfig,
+        stamps: bool,
+    ) -> Result<(Vec<C::Projective>, MsmTimings)> {
+        let mut timings = MsmTimings::default();
+        let mut result = vec![C::Projective::zero(); bases.sets];
+        let n = bases.len.min(scalars.len());
         for part in bases.parts.iter().take_while(|p| p.start < n) {
             let end = n.min(part.start + part.len);
             let scalars = scalars.range(part.start, end);
-            result += self
+            let sums = self
                 .run_part(
                     &part.buffer,
-                    part.start,
+                    (part.start, bases.sets as u32, part.len),
                     scalars,
                     config,
                     stamps,
                     &mut timings,
                 )
                 .await?;
+            for (r, s) in result.iter_mut().zip(sums) {
+                *r += s;
+            }
         }
         Ok((result, timings))
     }
 
-    /// The MSM of one part of the bases (`words`: its scalars), adding to `timings`.
-    #[allow(clippy::too_many_arguments)]
+    /// The MSMs of one part of the bases (`layout`: its first point, its sets, and the points
+    /// per set in its buffer) against its scalars, one per set, adding to `timings`.
     async fn run_part(
         &self,
         bases: &wgpu::Buffer,
-        part_start: usize,
+        layout: (usize, u32, usize),
         scalars: Scalars<'_, C::Scalar>,
         config: MsmConfig,
         stamps: bool,
         timings: &mut MsmTimings,
-    ) -> Result<C::Projective> {
-        let shape = Shape::new::<C>(scalars.len(), config, self.ctx.max_binding_bytes())?;
+    ) -> Result<Vec<C::Projective>> {
+        let (part_start, sets, set_stride) = layout;
+        let set_stride = u32::try_from(set_stride)
+            .map_err(|_| MsmError::Config(format!("{set_stride} points exceed 2^32")))?;
+        let shape = Shape::new::<C>(
+            scalars.len(),
+            (sets, set_stride),
+            config,
+            self.ctx.max_binding_bytes(),
+        )?;
         if timings.window_bits == 0 {
             timings.window_bits = shape.c;
             timings.segments = shape.segments;
@@ -532,10 +666,12 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 (5, &s.bparams),
             ],
         );
+        // The scatter's cursors end equal to the bucket sizes of every window of every set (the
+        // histogram `counts` holds the digit windows only).
         let bg_chunks = ctx.bind_group(
             &p.chunks,
             &[
-                (2, &s.counts),
+                (2, &s.cursors),
                 (3, &s.chunk_counts),
                 (5, &s.ccparams),
                 (6, &s.chunk_hist),
@@ -556,7 +692,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let bg_order = ctx.bind_group(
             &p.order,
             &[
-                (2, &s.counts),
+                (2, &s.cursors),
                 (3, &s.bin_offsets),
                 (4, &s.chunk_order),
                 (5, &s.ccparams),
@@ -570,7 +706,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 (1, bases),
                 (2, &s.entries),
                 (3, &s.offsets),
-                (4, &s.counts),
+                (4, &s.cursors),
                 (6, &s.aparams),
                 (9, &s.chunk_offsets),
                 (11, &s.partials),
@@ -713,7 +849,11 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         drop(bg_chunk_levels);
         self.return_scratch(s);
         let t = web_time::Instant::now();
-        let result = combine_windows::<C>(&sum_words, per as usize, shape.c)
+        let set_words = sum_words.len() / sets as usize;
+        let result = sum_words
+            .chunks(set_words.max(1))
+            .map(|w| combine_windows::<C>(w, per as usize, shape.c))
+            .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| GpuError::Device(format!("window sums do not decode: {e}")))?;
         timings.host_combine += t.elapsed().as_secs_f64();
         Ok(result)
@@ -775,6 +915,9 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let Shape {
             n,
             c,
+            digit_windows,
+            sets,
+            set_stride,
             windows,
             buckets,
             slots,
@@ -800,7 +943,9 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             buckets,
             chunk,
             key_div,
-            _pad: 0,
+            sets: 1,
+            set_stride: 0,
+            _pad: [0; 2],
         };
         let acc_regs = 4 * C::DEGREE as u32;
         let accumulate = AccumulateParams {
@@ -841,6 +986,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let (_, _, rstride) = grid(threads, WORKGROUP_SIZE, max);
         let zeroed = |label: &str, bytes: u64| ctx.storage_zeroed(label, bytes);
         let windows_n = u64::from(windows) * u64::from(n);
+        let digits_n = u64::from(digit_windows) * u64::from(n);
         // Tree levels: each window's segment sums added up in groups of TREE_GROUP until at
         // most HOST_SUMS are left, by msm_combine_chunks over (offset, count) runs.
         let mut levels = Vec::new();
@@ -879,7 +1025,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         Ok(Scratch {
             shape,
             scalars: zeroed("msm scalars", u64::from(n) * 32)?,
-            digits: zeroed("msm digits", windows_n * 4)?,
+            digits: zeroed("msm digits", digits_n * 4)?,
             counts: zeroed("msm bucket sizes", u64::from(slots) * 4)?,
             cursors: zeroed("msm bucket cursors", u64::from(slots) * 4)?,
             offsets: zeroed("msm bucket offsets", u64::from(slots) * 4)?,
@@ -893,9 +1039,14 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             chunk_order: zeroed("msm chunk order", u64::from(chunk_slots) * 8)?,
             partials: zeroed("msm chunk sums", u64::from(chunk_slots) * point_bytes)?,
             seg_out: zeroed("msm segment sums", u64::from(threads) * point_bytes)?,
+            // Digits, histogram scan and scatter: the digit windows, and the sets.
             bparams: ctx.uniform_buffer(
                 "msm bucket params",
-                &bucket_params(n, stride, windows, buckets),
+                &BucketParams {
+                    sets,
+                    set_stride,
+                    ..bucket_params(n, stride, digit_windows, buckets)
+                },
             ),
             ccparams: ctx.uniform_buffer(
                 "msm chunk count params",
@@ -1100,6 +1251,12 @@ fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
 struct Shape {
     n: u32,
     c: u32,
+    /// Windows of the scalars' digits.
+    digit_windows: u32,
+    /// Base sets sharing the scalars, and the points between two sets' starts (0 for one).
+    sets: u32,
+    set_stride: u32,
+    /// Bucket windows: `sets x digit_windows` (set k's window w is `k digit_windows + w`).
     windows: u32,
     /// Per window, `2^(c-1) + 1` (bucket 0 stays empty).
     buckets: u32,
@@ -1117,15 +1274,20 @@ impl Shape {
     /// The shape for `n` points. Without a configured window width, the default is narrowed
     /// until every working buffer fits in `max_binding` bytes (WebGPU's and lavapipe's 128 MiB
     /// would not hold the bucket sums of 2^18 G1 points with 15-bit windows).
-    fn new<C: GpuCurve>(n: usize, config: MsmConfig, max_binding: u64) -> Result<Self> {
-        let mut shape = Self::with_window::<C>(n, config)?;
+    fn new<C: GpuCurve>(
+        n: usize,
+        sets: (u32, u32),
+        config: MsmConfig,
+        max_binding: u64,
+    ) -> Result<Self> {
+        let mut shape = Self::with_window::<C>(n, sets, config)?;
         if config.window_bits.is_none() {
             while shape.largest_buffer::<C>() > max_binding && shape.c > 2 {
                 let narrower = MsmConfig {
                     window_bits: Some(shape.c - 1),
                     ..config
                 };
-                shape = Self::with_window::<C>(n, narrower)?;
+                shape = Self::with_window::<C>(n, sets, narrower)?;
             }
         }
         Ok(shape)
@@ -1140,7 +1302,9 @@ impl Shape {
         sums.max(partials).max(entries)
     }
 
-    fn with_window<C: GpuCurve>(n: usize, config: MsmConfig) -> Result<Self> {
+    fn with_window<C: GpuCurve>(n: usize, sets: (u32, u32), config: MsmConfig) -> Result<Self> {
+        let (sets, set_stride) = sets;
+        let set_stride = if sets > 1 { set_stride } else { 0 };
         let c = config.window_bits.unwrap_or_else(|| default_window_bits(n));
         if !(2..=16).contains(&c) {
             return Err(MsmError::Config(format!(
@@ -1156,12 +1320,17 @@ impl Shape {
                 "scalar_bits {bits} is outside 1..={field_bits}"
             )));
         }
-        let windows = window_count(bits, c);
+        let digit_windows = window_count(bits, c);
+        let windows = digit_windows
+            .checked_mul(sets.max(1))
+            .ok_or_else(|| MsmError::Config(format!("{sets} base sets are too many")))?;
         let buckets = (1u32 << (c - 1)) + 1;
         let per_window = buckets - 1;
+        // Per window as for one set: the reduction is latency-bound, so more sets' windows
+        // run in the time of one.
         let segments = config
             .reduce_segments
-            .unwrap_or_else(|| default_reduce_segments(per_window, windows));
+            .unwrap_or_else(|| default_reduce_segments(per_window, digit_windows));
         if !segments.is_power_of_two() || segments > per_window {
             return Err(MsmError::Config(format!(
                 "reduce_segments {segments} must be a power of two up to {per_window}"
@@ -1174,12 +1343,18 @@ impl Shape {
         let cap = n.div_ceil(chunk) + buckets;
         let chunk_slots = u32::try_from(u64::from(windows) * u64::from(cap))
             .map_err(|_| MsmError::Config(format!("{windows} x {cap} chunks exceed 2^32")))?;
+        let slots = windows.checked_mul(buckets).ok_or_else(|| {
+            MsmError::Config(format!("{windows} x {buckets} buckets exceed 2^32"))
+        })?;
         Ok(Self {
             n,
             c,
+            digit_windows,
+            sets: sets.max(1),
+            set_stride,
             windows,
             buckets,
-            slots: windows * buckets,
+            slots,
             segments,
             chunk,
             cap,
@@ -1189,15 +1364,22 @@ impl Shape {
     }
 }
 
-/// Most points per part of prepared bases when a storage binding holds `max_binding` bytes.
-fn part_len<C: GpuCurve>(max_binding: u64) -> usize {
-    let per_point = (C::affine_packed_words() as u64 * 4).max(32);
-    // Shapes index points with u32.
-    let mut len = (max_binding / per_point).clamp(1, 1 << 31) as usize;
-    while len > 1
-        && Shape::new::<C>(len, MsmConfig::default(), max_binding)
-            .is_ok_and(|s| s.largest_buffer::<C>() > max_binding)
-    {
+/// Most points per set and part of prepared bases of `sets` sets when a storage binding
+/// holds `max_binding` bytes.
+fn part_len<C: GpuCurve>(max_binding: u64, sets: usize) -> usize {
+    let sets = sets.max(1) as u64;
+    let per_point = (C::affine_packed_words() as u64 * 4 * sets).max(32);
+    // Shapes index points (of all sets) with u32.
+    let mut len = (max_binding / per_point).clamp(1, (1 << 31) / sets) as usize;
+    let shape = |len: usize| {
+        Shape::new::<C>(
+            len,
+            (sets as u32, len as u32),
+            MsmConfig::default(),
+            max_binding,
+        )
+    };
+    while len > 1 && shape(len).is_ok_and(|s| s.largest_buffer::<C>() > max_binding) {
         len /= 2;
     }
     len
@@ -1304,12 +1486,18 @@ mod tests {
 
     #[test]
     fn parts_fit_the_binding_limit() {
-        fn check<C: GpuCurve>(max_binding: u64, expect: usize) {
-            let len = part_len::<C>(max_binding);
-            assert_eq!(len, expect, "{} in {max_binding} bytes", C::ID);
-            let shape = Shape::new::<C>(len, MsmConfig::default(), max_binding).unwrap();
+        fn check_sets<C: GpuCurve>(max_binding: u64, sets: usize, expect: usize) {
+            let len = part_len::<C>(max_binding, sets);
+            assert_eq!(len, expect, "{} x {sets} in {max_binding} bytes", C::ID);
+            let layout = (sets as u32, len as u32);
+            let shape = Shape::new::<C>(len, layout, MsmConfig::default(), max_binding).unwrap();
             assert!(shape.largest_buffer::<C>() <= max_binding, "{shape:?}");
-            assert!(len as u64 * C::affine_packed_words() as u64 * 4 <= max_binding);
+            assert_eq!(shape.windows, sets as u32 * shape.digit_windows);
+            let bytes = (sets * len) as u64 * C::affine_packed_words() as u64 * 4;
+            assert!(bytes <= max_binding);
+        }
+        fn check<C: GpuCurve>(max_binding: u64, expect: usize) {
+            check_sets::<C>(max_binding, 1, expect);
         }
         // WebGPU's default 128 MiB: packed points of 96 bytes (G1) and 192 (G2); for
         // ed-on-bls12-377 (64 bytes) a working buffer reaches the limit first.
@@ -1319,15 +1507,19 @@ mod tests {
         // 4 GiB bindings: 2^26 G1 points in two parts.
         check::<Bls12_381G1>(4 << 30, 44_739_242);
         // The u32 index bound.
-        assert_eq!(part_len::<Bls12_381G1>(u64::MAX), 1 << 31);
+        assert_eq!(part_len::<Bls12_381G1>(u64::MAX, 1), 1 << 31);
+        // Three sets (Groth16's A, B in G1, L): a third of the points per part, the entries
+        // of 3 x 16 windows within the limit.
+        check_sets::<Bls12_381G1>(128 << 20, 3, 466_033);
+        check_sets::<Bls12_381G1>(4 << 30, 3, 14_913_080);
     }
 
     #[test]
     fn default_windows_narrow_to_fit_small_bindings() {
         let n = 1 << 18;
-        let wide = Shape::new::<Bls12_381G1>(n, MsmConfig::default(), u64::MAX).unwrap();
+        let wide = Shape::new::<Bls12_381G1>(n, (1, 0), MsmConfig::default(), u64::MAX).unwrap();
         let limit = 128 << 20;
-        let narrow = Shape::new::<Bls12_381G1>(n, MsmConfig::default(), limit).unwrap();
+        let narrow = Shape::new::<Bls12_381G1>(n, (1, 0), MsmConfig::default(), limit).unwrap();
         assert!(wide.largest_buffer::<Bls12_381G1>() > limit, "{wide:?}");
         assert!(narrow.c < wide.c, "{narrow:?}");
         assert!(
@@ -1340,7 +1532,9 @@ mod tests {
             ..MsmConfig::default()
         };
         assert_eq!(
-            Shape::new::<Bls12_381G1>(n, fixed, limit).unwrap().c,
+            Shape::new::<Bls12_381G1>(n, (1, 0), fixed, limit)
+                .unwrap()
+                .c,
             wide.c
         );
     }

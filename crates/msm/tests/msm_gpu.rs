@@ -343,6 +343,70 @@ where
     );
 }
 
+/// Base sets sharing scalars (`prepare_sets` / `msm_sets`): three sets of different lengths
+/// (one holding the identity, duplicates and a point's negation), scalars longer and shorter
+/// than the sets, each set's sum against arkworks' `msm_unchecked`; the same across parts of
+/// 16 points; one set equal to a plain MSM; misuse as typed errors.
+fn check_sets<C: GpuCurve>()
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let mut rng = rng_for::<C>("sets");
+    let a = random_bases::<C>(50, &mut rng);
+    let b = random_bases::<C>(37, &mut rng);
+    let mut c = random_bases::<C>(45, &mut rng);
+    c[0] = C::Affine::zero();
+    c[1] = c[2];
+    c[3] = (-c[4].into_group()).into_affine();
+    let sets: [&[C::Affine]; 3] = [&a, &b, &c];
+    let x = C::Scalar::rand(&mut rng);
+    let scalars: Vec<C::Scalar> = (0..60)
+        .map(|i| match i % 7 {
+            0 => C::Scalar::zero(),
+            1 => x,
+            2 => -C::Scalar::one(),
+            _ => C::Scalar::rand(&mut rng),
+        })
+        .collect();
+    let unchecked = |bases: &[C::Affine], scalars: &[C::Scalar]| {
+        let m = bases.len().min(scalars.len());
+        <C::Projective as VariableBaseMSM>::msm_unchecked(&bases[..m], &scalars[..m])
+    };
+    for max_part in [None, Some(16)] {
+        let mut msm = GpuMsm::<C>::new(ctx()).unwrap();
+        if let Some(p) = max_part {
+            msm = msm.with_max_part(p);
+        }
+        let prepared = msm.prepare_sets(&sets).unwrap();
+        assert_eq!((prepared.len(), prepared.sets()), (50, 3));
+        for m in [60, 50, 40, 37, 36, 1, 0] {
+            let words = PreparedScalars::new(&scalars[..m]);
+            let got = msm
+                .msm_sets_blocking(&prepared, words.all(), MsmConfig::default())
+                .unwrap();
+            let want: Vec<C::Projective> =
+                sets.iter().map(|s| unchecked(s, &scalars[..m])).collect();
+            assert_eq!(got, want, "{} sets, {m} scalars, parts {max_part:?}", C::ID);
+        }
+        // A plain MSM refuses bases prepared as sets.
+        assert!(matches!(
+            msm.msm_prepared_blocking(&prepared, &scalars, MsmConfig::default()),
+            Err(MsmError::Config(_))
+        ));
+    }
+    let msm = GpuMsm::<C>::new(ctx()).unwrap();
+    let one = msm.prepare_sets(&[&a]).unwrap();
+    let words = PreparedScalars::new(&scalars);
+    assert_eq!(
+        msm.msm_sets_blocking(&one, words.all(), MsmConfig::default())
+            .unwrap(),
+        vec![unchecked(&a, &scalars)],
+        "{} one set",
+        C::ID
+    );
+    assert!(matches!(msm.prepare_sets(&[]), Err(MsmError::Config(_))));
+}
+
 /// A scalar below `2^bits`: random limbs, masked.
 fn narrow_scalar<C: GpuCurve>(bits: u32, rng: &mut StdRng) -> C::Scalar {
     let mut limbs = <C::Scalar as PrimeField>::BigInt::rand(rng);
@@ -469,6 +533,10 @@ macro_rules! msm_tests {
             #[test]
             fn narrow_scalars() {
                 check_scalar_bits::<$curve>();
+            }
+            #[test]
+            fn base_sets_sharing_scalars() {
+                check_sets::<$curve>();
             }
         }
     };
