@@ -57,6 +57,9 @@ pub struct MsmArgs {
     /// Most entries one invocation accumulates [default: 4 n / 2^(c-1), at least 32].
     #[arg(long)]
     chunk: Option<u32>,
+    /// Partial sums per invocation and level of the GPU's trees [default: 16].
+    #[arg(long)]
+    tree_group: Option<u32>,
     /// Scalars of at most this many bits (uniform below 2^bits, or the skewed mix with its
     /// uniform part so bounded), and the MSM told so (`MsmConfig::scalar_bits`: fewer
     /// windows). E.g. 128: the half-width scalars of a GLV decomposition. [default: the
@@ -160,6 +163,7 @@ where
         reduce_segments: args.reduce_segments,
         chunk: args.chunk,
         scalar_bits: args.scalar_bits,
+        tree_group: args.tree_group,
     };
     eprintln!("warm-up (builds the pipelines) ...");
     let (gpu_result, _) = msm.msm_prepared_timed_blocking(&prepared, &scalars, config)?;
@@ -286,6 +290,7 @@ where
         reduce_segments: args.reduce_segments,
         chunk: args.chunk,
         scalar_bits: args.scalar_bits,
+        tree_group: args.tree_group,
     };
     let words = zkgpu_msm::PreparedScalars::new(scalars);
     eprintln!("warm-up (builds the pipelines) ...");

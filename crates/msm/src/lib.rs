@@ -72,6 +72,10 @@ pub struct MsmConfig {
     /// decomposition. Checked on the host as the scalars are converted: a wider scalar gives
     /// [`MsmError::ScalarTooWide`], never a wrong sum.
     pub scalar_bits: Option<u32>,
+    /// Partial sums one invocation adds per level of the GPU's trees (a window's segment
+    /// sums; a large bucket's chunk sums), 2..=1024 (default 16). Smaller groups mean shorter
+    /// serial chains and more levels.
+    pub tree_group: Option<u32>,
 }
 
 /// The default accumulation chunk for `n` points and windows of `c` bits: four times the
@@ -113,13 +117,11 @@ const WORKGROUP_SIZE: u32 = 64;
 /// size when `chunk` is at most this).
 const CHUNK_BINS: u32 = 1024;
 
-/// Segment sums per window that the host adds up; the GPU sums larger sets in groups of
-/// [`TREE_GROUP`] first.
+/// Segment sums per window that the host adds up; the GPU sums larger sets in tree levels
+/// first.
 const HOST_SUMS: u32 = 64;
+/// The default [`MsmConfig::tree_group`].
 const TREE_GROUP: u32 = 16;
-
-/// Chunk partial sums of one bucket that one invocation adds per tree level.
-const CHUNK_GROUP: u32 = 16;
 
 /// MSM shapes whose working buffers an engine keeps.
 pub const SCRATCH_POOL: usize = 4;
@@ -925,6 +927,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             chunk,
             cap,
             chunk_slots,
+            tree_group,
             ..
         } = shape;
         let max = ctx.limits().max_compute_workgroups_per_dimension;
@@ -963,15 +966,15 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             chunk,
             entry_add: self.entries[2],
             stride: 1,
-            group: CHUNK_GROUP,
+            group: tree_group,
             level_mode: 0,
         };
         // Tree levels over the chunks of large buckets: a bucket has at most ceil(n / chunk)
-        // chunks; level l adds groups of CHUNK_GROUP partials CHUNK_GROUP^l apart, until the
-        // final combine has at most CHUNK_GROUP left.
+        // chunks; level l adds groups of tree_group partials tree_group^l apart, until the
+        // final combine has at most tree_group left.
         let mut chunk_levels = Vec::new();
         let mut chunk_stride = 1u32;
-        while n.div_ceil(chunk).div_ceil(chunk_stride) > CHUNK_GROUP {
+        while n.div_ceil(chunk).div_ceil(chunk_stride) > tree_group {
             chunk_levels.push(ctx.uniform_buffer(
                 "msm chunk tree params",
                 &AccumulateParams {
@@ -980,26 +983,26 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                     ..accumulate
                 },
             ));
-            chunk_stride *= CHUNK_GROUP;
+            chunk_stride *= tree_group;
         }
         let threads = windows * segments;
         let (_, _, rstride) = grid(threads, WORKGROUP_SIZE, max);
         let zeroed = |label: &str, bytes: u64| ctx.storage_zeroed(label, bytes);
         let windows_n = u64::from(windows) * u64::from(n);
         let digits_n = u64::from(digit_windows) * u64::from(n);
-        // Tree levels: each window's segment sums added up in groups of TREE_GROUP until at
+        // Tree levels: each window's segment sums added up in groups of tree_group until at
         // most HOST_SUMS are left, by msm_combine_chunks over (offset, count) runs.
         let mut levels = Vec::new();
         let mut per = segments;
         while per > HOST_SUMS {
-            let next = per.div_ceil(TREE_GROUP);
+            let next = per.div_ceil(tree_group);
             let groups = windows * next;
             let (first, count): (Vec<u32>, Vec<u32>) = (0..groups)
                 .map(|g| {
                     let (w, q) = (g / next, g % next);
                     (
-                        w * per + q * TREE_GROUP,
-                        TREE_GROUP.min(per - q * TREE_GROUP),
+                        w * per + q * tree_group,
+                        tree_group.min(per - q * tree_group),
                     )
                 })
                 .unzip();
@@ -1268,6 +1271,8 @@ struct Shape {
     chunk_slots: u32,
     /// Bound on the scalars' bit length (the field's unless configured).
     scalar_bits: u32,
+    /// Partial sums per invocation and tree level.
+    tree_group: u32,
 }
 
 impl Shape {
@@ -1336,6 +1341,12 @@ impl Shape {
                 "reduce_segments {segments} must be a power of two up to {per_window}"
             )));
         }
+        let tree_group = config.tree_group.unwrap_or(TREE_GROUP);
+        if !(2..=1024).contains(&tree_group) {
+            return Err(MsmError::Config(format!(
+                "tree_group {tree_group} is outside 2..=1024"
+            )));
+        }
         let chunk = config.chunk.unwrap_or_else(|| default_chunk(n as usize, c));
         if chunk == 0 {
             return Err(MsmError::Config("chunk must be at least 1".into()));
@@ -1360,6 +1371,7 @@ impl Shape {
             cap,
             chunk_slots,
             scalar_bits: bits,
+            tree_group,
         })
     }
 }

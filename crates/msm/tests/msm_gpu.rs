@@ -221,10 +221,11 @@ where
         .unwrap();
     assert_eq!(none, C::Projective::zero(), "{} empty tail", C::ID);
     // One bucket holding 300 points in chunks of 1 or 3: two or one tree levels over its
-    // chunk sums before the last combine (16 per level), beside buckets of one chunk.
+    // chunk sums before the last combine (16 per level), beside buckets of one chunk; with
+    // groups of 2 and 5, nine and four levels (and the segment sums' trees likewise).
     let many = random_bases::<C>(300, &mut rng);
     let x = C::Scalar::rand(&mut rng);
-    for chunk in [1u32, 3] {
+    for (chunk, tree_group) in [(1u32, None), (3, None), (1, Some(2)), (3, Some(5))] {
         let scalars: Vec<C::Scalar> = (0..300)
             .map(|i| {
                 if i % 7 == 0 {
@@ -240,6 +241,8 @@ where
                 &scalars,
                 MsmConfig {
                     chunk: Some(chunk),
+                    tree_group,
+                    reduce_segments: tree_group.map(|_| 128),
                     ..MsmConfig::default()
                 },
             )
@@ -247,7 +250,7 @@ where
         assert_eq!(
             got,
             ark_msm::<C>(&many, &scalars),
-            "{} chunk {chunk}",
+            "{} chunk {chunk}, tree group {tree_group:?}",
             C::ID
         );
     }
@@ -263,6 +266,10 @@ where
         },
         MsmConfig {
             chunk: Some(0),
+            ..MsmConfig::default()
+        },
+        MsmConfig {
+            tree_group: Some(1),
             ..MsmConfig::default()
         },
     ];
