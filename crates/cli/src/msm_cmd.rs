@@ -57,9 +57,13 @@ pub struct MsmArgs {
     /// Most entries one invocation accumulates [default: 4 n / 2^(c-1), at least 32].
     #[arg(long)]
     chunk: Option<u32>,
-    /// Partial sums per invocation and level of the GPU's trees [default: 16].
+    /// Segment sums per invocation and level of the reduction's tree [default: 4].
     #[arg(long)]
     tree_group: Option<u32>,
+    /// Chunk sums per invocation and level of a large bucket's tree [default: 16 for G1
+    /// groups and ed-on-bls12-377, 4 for G2].
+    #[arg(long)]
+    chunk_group: Option<u32>,
     /// Scalars of at most this many bits (uniform below 2^bits, or the skewed mix with its
     /// uniform part so bounded), and the MSM told so (`MsmConfig::scalar_bits`: fewer
     /// windows). E.g. 128: the half-width scalars of a GLV decomposition. [default: the
@@ -164,6 +168,7 @@ where
         chunk: args.chunk,
         scalar_bits: args.scalar_bits,
         tree_group: args.tree_group,
+        chunk_group: args.chunk_group,
     };
     eprintln!("warm-up (builds the pipelines) ...");
     let (gpu_result, _) = msm.msm_prepared_timed_blocking(&prepared, &scalars, config)?;
@@ -291,6 +296,7 @@ where
         chunk: args.chunk,
         scalar_bits: args.scalar_bits,
         tree_group: args.tree_group,
+        chunk_group: args.chunk_group,
     };
     let words = zkgpu_msm::PreparedScalars::new(scalars);
     eprintln!("warm-up (builds the pipelines) ...");

@@ -324,7 +324,7 @@ where
             let step = Step::new(format!("GPU proof {}/{}", run + 1, args.runs));
             let (c, public, r, s) = fresh(200 + run as u64);
             let (proof, t) = prover.prove_with_randomness(&prepared, c.clone(), r, s)?;
-            step.done("");
+            step.done(&format!("(prove {})", secs(t.prove)));
             if !Groth16::<E>::verify_proof(&pvk, &proof, &public)? {
                 return Err(format!("GPU proof {run} does not verify").into());
             }

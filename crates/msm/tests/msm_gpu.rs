@@ -222,10 +222,16 @@ where
     assert_eq!(none, C::Projective::zero(), "{} empty tail", C::ID);
     // One bucket holding 300 points in chunks of 1 or 3: two or one tree levels over its
     // chunk sums before the last combine (16 per level), beside buckets of one chunk; with
-    // groups of 2 and 5, nine and four levels (and the segment sums' trees likewise).
+    // groups of 2 and 5, nine and four levels, and the segment sums' tree in groups of 2, 5.
     let many = random_bases::<C>(300, &mut rng);
     let x = C::Scalar::rand(&mut rng);
-    for (chunk, tree_group) in [(1u32, None), (3, None), (1, Some(2)), (3, Some(5))] {
+    for (chunk, group) in [
+        (1u32, Some(16)),
+        (3, Some(16)),
+        (1, Some(2)),
+        (3, Some(5)),
+        (3, None),
+    ] {
         let scalars: Vec<C::Scalar> = (0..300)
             .map(|i| {
                 if i % 7 == 0 {
@@ -241,8 +247,9 @@ where
                 &scalars,
                 MsmConfig {
                     chunk: Some(chunk),
-                    tree_group,
-                    reduce_segments: tree_group.map(|_| 128),
+                    tree_group: group,
+                    chunk_group: group,
+                    reduce_segments: Some(128),
                     ..MsmConfig::default()
                 },
             )
@@ -250,7 +257,7 @@ where
         assert_eq!(
             got,
             ark_msm::<C>(&many, &scalars),
-            "{} chunk {chunk}, tree group {tree_group:?}",
+            "{} chunk {chunk}, groups {group:?}",
             C::ID
         );
     }
@@ -270,6 +277,10 @@ where
         },
         MsmConfig {
             tree_group: Some(1),
+            ..MsmConfig::default()
+        },
+        MsmConfig {
+            chunk_group: Some(1025),
             ..MsmConfig::default()
         },
     ];
