@@ -175,11 +175,21 @@ pub struct GpuProver<'c, E: GpuPairing> {
     verify: bool,
     overlap: bool,
     warm_clock: bool,
+    /// The witness map's sparse products run on their own thread pool (as many threads as
+    /// rayon's global one): in the global pool they would hold every worker for 80-100 ms at
+    /// 2^20 constraints, and the MSM thread's short parallel steps (scalars into staging,
+    /// window sums) would queue behind them. None if the pool could not be built.
+    products_pool: Option<rayon::ThreadPool>,
 }
 
 impl<'c, E: GpuPairing> GpuProver<'c, E> {
     /// The prover on `ctx`.
     pub fn new(ctx: &'c GpuContext) -> Result<Self, ProveError> {
+        let products_pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("zkgpu-witness-map-{i}"))
+            .build()
+            .ok();
         Ok(Self {
             ntt: GpuNtt::new(ctx),
             g1: GpuMsm::new(ctx)?,
@@ -187,6 +197,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             verify: true,
             overlap: true,
             warm_clock: true,
+            products_pool,
         })
     }
 
@@ -388,14 +399,20 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         let quotient = || -> Result<_, ProveError> {
             let t = Instant::now();
             let mut parts = WitnessMapTimings::default();
-            let h = pollster::block_on(witness_map_gpu_timed(
-                &self.ntt,
-                &matrices,
-                num_inputs,
-                num_constraints,
-                full,
-                &mut parts,
-            ))?;
+            let mut map = || {
+                pollster::block_on(witness_map_gpu_timed(
+                    &self.ntt,
+                    &matrices,
+                    num_inputs,
+                    num_constraints,
+                    full,
+                    &mut parts,
+                ))
+            };
+            let h = match (&self.products_pool, self.overlap) {
+                (Some(pool), true) => pool.install(map),
+                _ => map(),
+            }?;
             let wm = t.elapsed().as_secs_f64();
             let (h_acc, th) = timed(|| self.g1.msm_prepared_blocking(&pk.h, &h, cfg))?;
             Ok((h_acc, wm, parts, th))
