@@ -104,6 +104,37 @@ fn bases<C: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<C::Affine> {
     C::Projective::normalize_batch(&pts)
 }
 
+/// The MSM configuration the flags ask for.
+fn config_of(args: &MsmArgs) -> MsmConfig {
+    MsmConfig {
+        window_bits: args.window_bits,
+        reduce_segments: args.reduce_segments,
+        chunk: args.chunk,
+        scalar_bits: args.scalar_bits,
+        tree_group: args.tree_group,
+        chunk_group: args.chunk_group,
+    }
+}
+
+/// The per-stage table of one MSM's timings, in ms.
+fn print_stages(title: &str, tm: &MsmTimings) {
+    println!("{title:<34} {:>12}", "ms");
+    for (name, s) in [
+        ("host: scalars into staging", tm.host_scalars),
+        ("host: buffers, bind groups", tm.upload),
+        ("gpu: digits + histogram", tm.digits),
+        ("gpu: bucket offsets (scan)", tm.scan),
+        ("gpu: scatter into buckets", tm.scatter),
+        ("gpu: bucket accumulation (chunks)", tm.accumulate),
+        ("gpu: chunk sums per bucket", tm.combine),
+        ("gpu: bucket reduction", tm.reduce),
+        ("gpu total (submit to readback)", tm.gpu_total),
+        ("host: combine windows", tm.host_combine),
+    ] {
+        println!("{name:<34} {:>12.3}", s * 1e3);
+    }
+}
+
 fn run_one<C: GpuCurve>(
     ctx: &GpuContext,
     args: &MsmArgs,
@@ -162,14 +193,7 @@ where
     let prepared = msm.prepare(&bases)?;
     ctx.wait()?;
     let prepare_s = t.elapsed().as_secs_f64();
-    let config = MsmConfig {
-        window_bits: args.window_bits,
-        reduce_segments: args.reduce_segments,
-        chunk: args.chunk,
-        scalar_bits: args.scalar_bits,
-        tree_group: args.tree_group,
-        chunk_group: args.chunk_group,
-    };
+    let config = config_of(args);
     eprintln!("warm-up (builds the pipelines) ...");
     let (gpu_result, _) = msm.msm_prepared_timed_blocking(&prepared, &scalars, config)?;
     let t = Instant::now();
@@ -213,21 +237,7 @@ where
         prepared.parts(),
         msm.part_len()
     );
-    println!("{:<34} {:>12}", "stage", "ms");
-    for (name, s) in [
-        ("host: scalars into staging", tm.host_scalars),
-        ("host: buffers, bind groups", tm.upload),
-        ("gpu: digits + histogram", tm.digits),
-        ("gpu: bucket offsets (scan)", tm.scan),
-        ("gpu: scatter into buckets", tm.scatter),
-        ("gpu: bucket accumulation (chunks)", tm.accumulate),
-        ("gpu: chunk sums per bucket", tm.combine),
-        ("gpu: bucket reduction", tm.reduce),
-        ("gpu total (submit to readback)", tm.gpu_total),
-        ("host: combine windows", tm.host_combine),
-    ] {
-        println!("{name:<34} {:>12.3}", s * 1e3);
-    }
+    print_stages("stage", &tm);
     println!(
         "{:<34} {:>12.3}",
         "GPU MSM, end to end (median)",
@@ -290,14 +300,7 @@ where
         .collect::<Result<Vec<_>, _>>()?;
     ctx.wait()?;
     let prepare_s = t.elapsed().as_secs_f64();
-    let config = MsmConfig {
-        window_bits: args.window_bits,
-        reduce_segments: args.reduce_segments,
-        chunk: args.chunk,
-        scalar_bits: args.scalar_bits,
-        tree_group: args.tree_group,
-        chunk_group: args.chunk_group,
-    };
+    let config = config_of(args);
     let words = zkgpu_msm::PreparedScalars::new(scalars);
     eprintln!("warm-up (builds the pipelines) ...");
     let (gpu_result, _) = msm.msm_sets_timed_blocking(&together, scalars, config)?;
@@ -345,20 +348,7 @@ where
         tm.window_bits,
         tm.segments
     );
-    println!("{:<34} {:>12}", "stage (one MSM over the sets)", "ms");
-    for (name, s) in [
-        ("host: scalars into staging", tm.host_scalars),
-        ("gpu: digits + histogram", tm.digits),
-        ("gpu: bucket offsets (scan)", tm.scan),
-        ("gpu: scatter into buckets", tm.scatter),
-        ("gpu: bucket accumulation (chunks)", tm.accumulate),
-        ("gpu: chunk sums per bucket", tm.combine),
-        ("gpu: bucket reduction", tm.reduce),
-        ("gpu total (submit to readback)", tm.gpu_total),
-        ("host: combine windows", tm.host_combine),
-    ] {
-        println!("{name:<34} {:>12.3}", s * 1e3);
-    }
+    print_stages("stage (one MSM over the sets)", &tm);
     println!(
         "{:<34} {:>12.3}",
         "GPU, the sets as one MSM (median)",

@@ -342,27 +342,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
 
     /// Uploads `bases` in GPU form, in parts of at most [`GpuMsm::part_len`] points.
     pub fn prepare(&self, bases: &[C::Affine]) -> Result<PreparedBases<C>> {
-        let part = self.part_len();
-        let parts = bases
-            .chunks(part)
-            .enumerate()
-            .map(|(k, chunk)| {
-                let words = encode_affine_packed::<C>(chunk);
-                Ok(BasePart {
-                    buffer: self
-                        .ctx
-                        .storage_buffer(&format!("{} bases, part {k}", C::ID), &words)?,
-                    start: k * part,
-                    len: chunk.len(),
-                })
-            })
-            .collect::<Result<_>>()?;
-        Ok(PreparedBases {
-            parts,
-            len: bases.len(),
-            sets: 1,
-            _curve: std::marker::PhantomData,
-        })
+        self.prepare_sets(&[bases])
     }
 
     /// Uploads several base sets for MSMs that share their scalars ([`GpuMsm::msm_sets`]):
@@ -396,7 +376,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 Ok(BasePart {
                     buffer: self
                         .ctx
-                        .storage_buffer(&format!("{} base sets, part {k}", C::ID), &words)?,
+                        .storage_buffer(&format!("{} bases, part {k}", C::ID), &words)?,
                     start,
                     len: plen,
                 })
