@@ -351,3 +351,75 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
         store_seg((j * acc + r) * FE_WORDS, fe_unpack(sum_acc[r]));
     }
 }
+
+// Window multiples of prepared bases (docs/msm.md, "Folded bases"): for every point P of a
+// set, stored at fold level 0, level f = 1..folds-1 gets 2^(f d) P in affine form, where
+// d = c x (bucket windows per set): `d` doublings per level on the VM, then `to_affine` (one
+// Fermat inversion). A scalar's digit window f W' + w then adds level f's point into bucket
+// window w, so an MSM has W' = ceil(W / folds) bucket windows to reduce instead of W.
+// One invocation per point of every set; loops count to uniforms (at most 2 + 256 + folds
+// VM runs).
+
+struct FoldParams {
+    // Points per (set, level) run in the buffer, and invocations (sets x points).
+    stride: u32,
+    count: u32,
+    row_stride: u32,
+    consts: u32,
+    // Levels stored per set (level 0 is the point itself) and doublings between levels.
+    folds: u32,
+    doublings: u32,
+    entry_identity: u32,
+    entry_madd: u32,
+    entry_dbl: u32,
+    entry_to_affine: u32,
+    // Registers of an accumulator, and of an affine point (loaded after it).
+    acc_regs: u32,
+    affine_regs: u32,
+}
+
+@group(0) @binding(13) var<storage, read_write> fold_bases: array<u32>;
+@group(0) @binding(14) var<uniform> fp: FoldParams;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_fold_bases(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let j = gid.x + gid.y * fp.row_stride;
+    if (j >= fp.count) {
+        return;
+    }
+    let bset = j / fp.stride;
+    let i = j % fp.stride;
+    vm_consts = fp.consts;
+    let aff = fp.affine_regs;
+    let per_level = fp.doublings + 1u;
+    // Step 0: identity; 1: + P (level 0); then per level `doublings` doublings and one
+    // to_affine, whose slots 4-5 are stored. One vm_run call site.
+    let steps = 2u + (fp.folds - 1u) * per_level;
+    for (var s = 0u; s < steps; s++) {
+        var entry_pc = fp.entry_dbl;
+        let last_of_level = s > 1u && (s - 1u) % per_level == 0u;
+        if (s == 0u) {
+            entry_pc = fp.entry_identity;
+        } else if (s == 1u) {
+            let at = (bset * fp.folds * fp.stride + i) * aff;
+            for (var r = 0u; r < aff; r++) {
+                for (var k = 0u; k < FE_PACKED; k++) {
+                    regs[fp.acc_regs + r][k] = fold_bases[(at + r) * FE_PACKED + k];
+                }
+            }
+            entry_pc = fp.entry_madd;
+        } else if (last_of_level) {
+            entry_pc = fp.entry_to_affine;
+        }
+        vm_run(entry_pc);
+        if (last_of_level) {
+            let level = (s - 1u) / per_level;
+            let at = ((bset * fp.folds + level) * fp.stride + i) * aff;
+            for (var r = 0u; r < aff; r++) {
+                for (var k = 0u; k < FE_PACKED; k++) {
+                    fold_bases[(at + r) * FE_PACKED + k] = regs[fp.acc_regs + r][k];
+                }
+            }
+        }
+    }
+}

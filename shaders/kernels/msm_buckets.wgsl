@@ -18,7 +18,8 @@
 // L), stored one after another `set_stride` points apart. Digits and their histogram are
 // computed once; set k's window w is bucket window k * windows + w, whose histogram msm_scan
 // reads from window w, and whose entries point at k * set_stride + i. Every later stage sees
-// sets * windows windows.
+// sets * windows windows. Folded bases (window multiples stored as extra levels per set) map
+// digit window w to bucket window w mod fold_windows and level w / fold_windows instead.
 // Scalars are canonical integers below 2^256, 8 little-endian u32 words each.
 // Every loop counts up to a uniform or a constant.
 
@@ -37,11 +38,22 @@ struct BucketParams {
     chunk: u32,
     // Chunk sizes per histogram bin: a chunk of s entries has key (chunk - s) / key_div.
     key_div: u32,
-    // Base sets (1 for a plain MSM) and the points between the starts of two sets.
+    // Base sets (1 for a plain MSM) and the points between the starts of two stored runs
+    // (a set's fold levels, then the next set's).
     sets: u32,
     set_stride: u32,
+    // Bucket windows per set (msm_scan: a window's histogram is that of its index mod this).
+    set_windows: u32,
+    // Folded bases (docs/msm.md): digit window w adds fold level w / fold_windows of its
+    // point into bucket window w % fold_windows; `folds` levels are stored per set. Without
+    // folding fold_windows >= windows and folds = 1.
+    fold_windows: u32,
+    folds: u32,
+    // Digit windows per bucket window at most: window w's slots start at w * n * load.
+    load: u32,
     _pad1: u32,
     _pad2: u32,
+    _pad3: u32,
 }
 
 override WORKGROUP_SIZE: u32 = 64u;
@@ -92,19 +104,19 @@ fn msm_digits(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         digits[w * bp.n + i] = (d << 1u) | sign;
         if (d != 0u) {
-            atomicAdd(&counts[w * bp.buckets + d], 1u);
+            atomicAdd(&counts[(w % bp.fold_windows) * bp.buckets + d], 1u);
         }
     }
 }
 
 var<workgroup> partial: array<u32, SCAN_THREADS>;
 
-// One workgroup per window (workgroup id x = window), sets x windows of them: window w's
-// histogram is that of window w mod windows (the base sets share digits).
+// One workgroup per window (workgroup id x = window), sets x set_windows of them: window w's
+// histogram is that of window w mod set_windows (the base sets share digits).
 @compute @workgroup_size(SCAN_THREADS)
 fn msm_scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let w = wid.x;
-    let src = w % bp.windows;
+    let src = w % bp.set_windows;
     let t = lid.x;
     let chunk = (bp.buckets + SCAN_THREADS - 1u) / SCAN_THREADS;
     let lo = min(t * chunk, bp.buckets);
@@ -124,7 +136,7 @@ fn msm_scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id)
         }
     }
     workgroupBarrier();
-    var run = w * bp.n + partial[t];
+    var run = w * bp.n * bp.load + partial[t];
     for (var b = lo; b < hi; b++) {
         offsets[w * bp.buckets + b] = run;
         run += atomicLoad(&counts[src * bp.buckets + b]);
@@ -143,10 +155,12 @@ fn msm_scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
         let dig = digits[w * bp.n + i];
         let d = dig >> 1u;
         if (d != 0u) {
+            let bw = w % bp.fold_windows;
+            let level = w / bp.fold_windows;
             for (var k = 0u; k < bp.sets; k++) {
-                let slot = (k * bp.windows + w) * bp.buckets + d;
+                let slot = (k * bp.set_windows + bw) * bp.buckets + d;
                 let pos = offsets[slot] + atomicAdd(&counts[slot], 1u);
-                entries[pos] = (k * bp.set_stride + i) | ((dig & 1u) << 31u);
+                entries[pos] = ((k * bp.folds + level) * bp.set_stride + i) | ((dig & 1u) << 31u);
             }
         }
     }

@@ -9,7 +9,7 @@ use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve};
-use zkgpu_msm::{GpuMsm, MsmConfig, MsmTimings};
+use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmTimings};
 use zkgpu_runtime::GpuContext;
 
 /// The five groups.
@@ -78,6 +78,11 @@ pub struct MsmArgs {
     /// and checks every set against arkworks.
     #[arg(long, default_value_t = 1)]
     sets: usize,
+    /// Fold the windows: store this many window multiples of every base
+    /// (`GpuMsm::prepare_sets_folded`), so fewer bucket windows are reduced; 0 picks the most
+    /// that fit in one part (`GpuMsm::folds_in_one_part`); 1 stores the bases only.
+    #[arg(long, default_value_t = 1)]
+    folds: u32,
     /// Untimed MSMs for at least this long before the timed runs, so that they run at the
     /// GPU's working clock: an idle GPU drops its clock (the H100 from 1980 to 345 MHz) and
     /// needs a few hundred milliseconds of work to raise it. 0 times a cold clock.
@@ -114,6 +119,26 @@ fn config_of(args: &MsmArgs) -> MsmConfig {
         tree_group: args.tree_group,
         chunk_group: args.chunk_group,
     }
+}
+
+/// The bases as `--folds` asks (with `--window-bits` as the folding's width).
+fn prepare_folded<C: GpuCurve>(
+    msm: &GpuMsm<'_, C>,
+    sets: &[&[C::Affine]],
+    args: &MsmArgs,
+) -> Result<zkgpu_msm::PreparedBases<C>, zkgpu_msm::MsmError> {
+    let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
+    let folds = match args.folds {
+        0 => msm.folds_in_one_part(len, sets.len()),
+        f => f,
+    };
+    msm.prepare_sets_folded_blocking(
+        sets,
+        Fold {
+            folds,
+            window_bits: args.window_bits,
+        },
+    )
 }
 
 /// The per-stage table of one MSM's timings, in ms.
@@ -190,7 +215,7 @@ where
     let msm = GpuMsm::<C>::new(ctx)?;
     eprintln!("preparing bases ...");
     let t = Instant::now();
-    let prepared = msm.prepare(&bases)?;
+    let prepared = prepare_folded(&msm, &[&bases], args)?;
     ctx.wait()?;
     let prepare_s = t.elapsed().as_secs_f64();
     let config = config_of(args);
@@ -232,10 +257,11 @@ where
         tm.segments
     );
     println!(
-        "accumulation chunk: {} entries; bases in {} part(s) of at most {} points",
+        "accumulation chunk: {} entries; bases in {} part(s) of at most {} points, {} fold level(s)",
         tm.chunk,
         prepared.parts(),
-        msm.part_len()
+        msm.part_len_sets(prepared.folds() as usize),
+        prepared.folds()
     );
     print_stages("stage", &tm);
     println!(
@@ -293,7 +319,7 @@ where
     let msm = GpuMsm::<C>::new(ctx)?;
     let refs: Vec<&[C::Affine]> = sets.iter().map(|s| s.as_slice()).collect();
     let t = Instant::now();
-    let together = msm.prepare_sets(&refs)?;
+    let together = prepare_folded(&msm, &refs, args)?;
     let separate = sets
         .iter()
         .map(|s| msm.prepare(s))
@@ -347,6 +373,11 @@ where
         args.distribution,
         tm.window_bits,
         tm.segments
+    );
+    println!(
+        "sets stored with {} fold level(s) in {} part(s)",
+        together.folds(),
+        together.parts()
     );
     print_stages("stage (one MSM over the sets)", &tm);
     println!(

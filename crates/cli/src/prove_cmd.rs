@@ -76,6 +76,10 @@ pub struct ProveArgs {
     /// milliseconds then run at whatever clock the idle GPU has dropped to.
     #[arg(long)]
     no_clock_warmup: bool,
+    /// Store the proving key's bases without window multiples (`GpuProver::with_folding`):
+    /// less GPU memory and a faster upload, slower MSMs.
+    #[arg(long)]
+    no_fold: bool,
 }
 
 /// Runs forward NTTs of 2^16 elements until `stop` is set (see `--keep-gpu-busy`).
@@ -288,9 +292,14 @@ where
     let step = Step::new("building the GPU prover");
     let prover = GpuProver::<E>::new(&ctx)?
         .with_overlap(!args.sequential)
-        .with_clock_warmup(!args.no_clock_warmup);
+        .with_clock_warmup(!args.no_clock_warmup)
+        .with_folding(!args.no_fold);
     step.done("");
-    let step = Step::new("uploading the proving key (prepared bases)");
+    let step = Step::new(if args.no_fold {
+        "uploading the proving key (prepared bases)"
+    } else {
+        "uploading the proving key (prepared bases and their window multiples)"
+    });
     let prepared = prover.prepare(&pk)?;
     let prepare_s = step.done("");
 

@@ -9,8 +9,9 @@
 //! - slots 8 and up: temporaries; over Fq2, four scratch registers after them.
 //!
 //! Entry points: `identity` (slots 0-3 = the identity), `madd` (slots 0-3 += affine slots
-//! 4-5), `add` (slots 0-3 += slots 4-7), `dbl` (slots 0-3 = 2 slots 0-3). Each handles every special case: identities, `P + P`,
-//! `P + (-P)`.
+//! 4-5), `add` (slots 0-3 += slots 4-7), `dbl` (slots 0-3 = 2 slots 0-3), `to_affine` (slots
+//! 4-5 = slots 0-3 in affine form, arkworks' identity encoding included; slots 0-3 are kept).
+//! Each handles every special case: identities, `P + P`, `P + (-P)`.
 
 use ark_ff::Field;
 
@@ -201,6 +202,57 @@ impl<F: Field> ElAsm<F> {
             self.asm.load_const(r, value);
         }
     }
+
+    /// `d = a^(p - 2)` in the base field (`a^-1`, and 0 for 0) by square-and-multiply over
+    /// the bits of `p - 2`: about `log2 p` squarings and half as many multiplications, one VM
+    /// instruction each (`d` must differ from `a`).
+    fn pow_p_minus_2(&mut self, d: Reg, a: Reg) {
+        debug_assert!(d != a);
+        // p - 2 from the characteristic's little-endian u64 words (p is odd and > 2).
+        let mut e = F::characteristic().to_vec();
+        let mut borrow = 2u64;
+        for w in &mut e {
+            let (v, o) = w.overflowing_sub(borrow);
+            *w = v;
+            borrow = u64::from(o);
+        }
+        let bits: Vec<bool> = (0..64 * e.len())
+            .map(|i| (e[i / 64] >> (i % 64)) & 1 == 1)
+            .collect();
+        let top = bits.iter().rposition(|&b| b).unwrap_or(0);
+        self.asm.copy(d, a);
+        for i in (0..top).rev() {
+            self.asm.mul(d, d, d);
+            if bits[i] {
+                self.asm.mul(d, d, a);
+            }
+        }
+    }
+
+    /// `d = a^-1` in the coordinate field, and 0 for 0 (`d` must differ from `a`; uses the
+    /// temporaries `t`). Over Fq2 through the norm: `(a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + k
+    /// a1^2)`, so one base-field exponentiation either way.
+    pub fn inverse(&mut self, d: El, a: El, t: El) {
+        if self.degree == 1 {
+            self.pow_p_minus_2(d.c[0], a.c[0]);
+            return;
+        }
+        let [s0, s1, ..] = self.scratch;
+        let (a0, a1) = (a.c[0], a.c[1]);
+        self.asm.mul(s0, a0, a0);
+        self.asm.mul(s1, a1, a1);
+        if self.k == 1 {
+            self.asm.add(t.c[0], s0, s1);
+        } else {
+            self.times(t.c[0], s1, self.k);
+            self.asm.add(t.c[0], s0, t.c[0]); // the norm a0^2 + k a1^2
+        }
+        self.pow_p_minus_2(t.c[1], t.c[0]);
+        self.asm.mul(d.c[0], a0, t.c[1]);
+        self.asm.mul(t.c[0], a1, t.c[1]);
+        self.asm.zero(d.c[1]);
+        self.asm.sub(d.c[1], d.c[1], t.c[0]);
+    }
 }
 
 /// Short Weierstrass curves with `a = 0`, in XYZZ coordinates (`x = X/ZZ`, `y = Y/ZZZ`,
@@ -327,6 +379,18 @@ pub fn weierstrass_a0<F: Field>(degree: u8, k: u32) -> Program<F> {
     e.asm.entry("dbl");
     emit_xyzz_dbl(&mut e, [x1, y1, zz1, zzz1], &t);
     e.asm.halt();
+
+    // To affine, into slots 4-5: x = X / ZZ = X ZZZ / (ZZ ZZZ), y = Y / ZZZ = Y ZZ / (ZZ ZZZ),
+    // one inversion (Fermat; 0 for 0, so the identity, ZZ = ZZZ = 0, gives arkworks' (0, 0)).
+    // 5M + I. Last in the program: it has no jumps, and the inversion is long.
+    e.asm.entry("to_affine");
+    e.mul(t[0], zz1, zzz1);
+    e.inverse(t[1], t[0], t[2]);
+    e.mul(t[3], x1, zzz1);
+    e.mul(x2, t[3], t[1]);
+    e.mul(t[3], y1, zz1);
+    e.mul(y2, t[3], t[1]);
+    e.asm.halt();
     e.asm.finish()
 }
 
@@ -426,6 +490,14 @@ pub fn twisted_edwards_a_minus_1<F: Field>(d: F) -> Program<F> {
     e.mul(y1, t[4], t[6]); // Y3 = G H
     e.mul(t1, t[3], t[6]); // T3 = E H
     e.mul(z1, t[5], t[4]); // Z3 = F G
+    e.asm.halt();
+
+    // To affine, into slots 4-5: x = X / Z, y = Y / Z (Z is never 0 on this complete curve;
+    // the identity (0, 1, 0, 1) gives arkworks' (0, 1)). 2M + I.
+    e.asm.entry("to_affine");
+    e.inverse(t[0], z1, t[1]);
+    e.mul(x2, x1, t[0]);
+    e.mul(y2, y1, t[0]);
     e.asm.halt();
     e.asm.finish()
 }

@@ -39,6 +39,21 @@ fn dbl<C: GpuCurve>(p: &C::Projective) -> (C::Projective, RunStats) {
     run::<C>("dbl", &r)
 }
 
+/// The affine registers `to_affine` leaves in slots 4-5, and the accumulator after it.
+fn to_affine<C: GpuCurve>(p: &C::Projective) -> (Vec<C::Base>, C::Projective) {
+    let prog = C::program();
+    let mut regs = vec![<C::Base as Zero>::zero(); prog.n_regs as usize];
+    let mut r = Vec::new();
+    C::projective_regs(p, &mut r);
+    regs[..r.len()].copy_from_slice(&r);
+    prog.run_cpu("to_affine", &mut regs).unwrap();
+    let d = C::DEGREE;
+    (
+        regs[4 * d..6 * d].to_vec(),
+        C::from_acc_regs(&regs[..4 * d]),
+    )
+}
+
 /// `p` with another projective representation (different Z) of the same point.
 fn rescaled<C: GpuCurve>(p: C::Projective, rng: &mut StdRng) -> C::Projective {
     let r = C::Projective::rand(rng);
@@ -105,6 +120,15 @@ fn check<C: GpuCurve>(seed: u64, costs: (usize, usize, usize)) {
         assert_eq!(r, p.double(), "{}", ctx("dbl"));
         assert_eq!(s.muls, costs.2, "{}", ctx("dbl cost"));
         assert_eq!(dbl::<C>(&o).0, o, "{}", ctx("dbl O"));
+
+        // To affine: slots 4-5, the accumulator kept.
+        for (what, pt) in [("P", p), ("O", o), ("-Q", rescaled::<C>(-q, &mut rng))] {
+            let (x, kept) = to_affine::<C>(&pt);
+            let mut want = Vec::new();
+            C::affine_regs(&pt.into_affine(), &mut want);
+            assert_eq!(x, want, "{}", ctx(&format!("to_affine {what}")));
+            assert_eq!(kept, pt, "{}", ctx(&format!("to_affine keeps {what}")));
+        }
     }
     // The generator and round trips through the register encoding.
     let g = C::Projective::generator();

@@ -15,7 +15,7 @@ use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_relations::gr1cs::{ConstraintSynthesizer, SynthesisError};
 use ark_std::rand::{CryptoRng, RngCore};
 use zkgpu_curves::GpuCurve;
-use zkgpu_msm::{GpuMsm, MsmConfig, MsmError, PreparedBases, PreparedScalars};
+use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmError, PreparedBases, PreparedScalars};
 use zkgpu_ntt::{Direction, GpuNtt, NttError, NttField};
 use zkgpu_runtime::GpuContext;
 
@@ -175,6 +175,7 @@ pub struct GpuProver<'c, E: GpuPairing> {
     verify: bool,
     overlap: bool,
     warm_clock: bool,
+    fold: bool,
     /// The witness map's sparse products run on their own thread pool (as many threads as
     /// rayon's global one): in the global pool they would hold every worker for 80-100 ms at
     /// 2^20 constraints, and the MSM thread's short parallel steps (scalars into staging,
@@ -197,6 +198,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             verify: true,
             overlap: true,
             warm_clock: true,
+            fold: true,
             products_pool,
         })
     }
@@ -229,7 +231,19 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         self
     }
 
-    /// Checks `pk` and uploads its five base vectors.
+    /// Whether [`GpuProver::prepare`] stores window multiples of the G1 bases (A, B in G1, L
+    /// and H; default: yes): those MSMs then reduce fewer bucket windows (`zkgpu_msm::Fold`),
+    /// at the cost of the multiples' memory and of computing them once per key (doublings
+    /// and an inversion per multiple, on the GPU: about 8 s at 2^20 constraints on the
+    /// H100). Each base vector gets the most levels that keep it in one storage binding
+    /// ([`GpuMsm::folds_in_one_part`]). B in G2 is never folded (slower on the H100).
+    pub fn with_folding(mut self, fold: bool) -> Self {
+        self.fold = fold;
+        self
+    }
+
+    /// Checks `pk` and uploads its five base vectors (with window multiples unless
+    /// [`GpuProver::with_folding`] turned them off).
     pub fn prepare(&self, pk: &ProvingKey<E>) -> Result<PreparedProvingKey<E>, ProveError> {
         let vars = pk.a_query.len();
         let num_inputs = pk.vk.gamma_abc_g1.len();
@@ -262,12 +276,37 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         let l_aligned: Vec<E::G1Affine> = std::iter::repeat_n(E::G1Affine::zero(), num_inputs - 1)
             .chain(pk.l_query.iter().copied())
             .collect();
+        let a_b_l: [&[E::G1Affine]; 3] = [&pk.a_query[1..], &pk.b_g1_query[1..], &l_aligned];
+        let b_g2: [&[E::G2Affine]; 1] = [&pk.b_g2_query[1..]];
+        let h: [&[E::G1Affine]; 1] = [&pk.h_query];
+        fn fold_for<C: zkgpu_curves::GpuCurve>(
+            on: bool,
+            msm: &GpuMsm<'_, C>,
+            sets: &[&[C::Affine]],
+        ) -> Fold {
+            let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
+            Fold {
+                folds: if on {
+                    msm.folds_in_one_part(len, sets.len())
+                } else {
+                    1
+                },
+                window_bits: None,
+            }
+        }
         Ok(PreparedProvingKey {
             a_b_l: self
                 .g1
-                .prepare_sets(&[&pk.a_query[1..], &pk.b_g1_query[1..], &l_aligned])?,
-            b_g2: self.g2.prepare(&pk.b_g2_query[1..])?,
-            h: self.g1.prepare(&pk.h_query)?,
+                .prepare_sets_folded_blocking(&a_b_l, fold_for(self.fold, &self.g1, &a_b_l))?,
+            // G2 stays unfolded: on the H100 its folded bases (8 levels, 1.6 GB at 2^20) made
+            // the accumulation's gathers slower by more than the reduction saved (B in G2
+            // 140 -> 159 ms in the prover; docs/PERFORMANCE.md).
+            b_g2: self
+                .g2
+                .prepare_sets_folded_blocking(&b_g2, fold_for(false, &self.g2, &b_g2))?,
+            h: self
+                .g1
+                .prepare_sets_folded_blocking(&h, fold_for(self.fold, &self.g1, &h))?,
             a0: pk.a_query[0],
             b_g1_0: pk.b_g1_query[0],
             b_g2_0: pk.b_g2_query[0],

@@ -10,7 +10,7 @@ use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::{BigInteger, One, PrimeField, UniformRand, Zero};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve};
-use zkgpu_msm::{GpuMsm, MsmConfig, MsmError, PreparedScalars};
+use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmError, PreparedScalars};
 use zkgpu_runtime::GpuContext;
 
 fn ctx() -> &'static GpuContext {
@@ -425,6 +425,132 @@ where
     assert!(matches!(msm.prepare_sets(&[]), Err(MsmError::Config(_))));
 }
 
+/// Folded bases (`prepare_sets_folded`: window multiples computed on the GPU): several fold
+/// counts and widths (one bucket window, levels that do not divide the windows, the default
+/// width), bases holding the identity, duplicates and negations, two sets, parts of 16 points,
+/// narrow scalars; every sum against arkworks. A conflicting width is a typed error.
+fn check_folded<C: GpuCurve>()
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let mut rng = rng_for::<C>("folded");
+    let mut a = random_bases::<C>(40, &mut rng);
+    a[0] = C::Affine::zero();
+    a[1] = a[2];
+    a[3] = (-a[4].into_group()).into_affine();
+    let b = random_bases::<C>(29, &mut rng);
+    let x = C::Scalar::rand(&mut rng);
+    let scalars: Vec<C::Scalar> = (0..45)
+        .map(|i| match i % 6 {
+            0 => C::Scalar::zero(),
+            1 => x,
+            2 => -C::Scalar::one(),
+            _ => C::Scalar::rand(&mut rng),
+        })
+        .collect();
+    let unchecked = |bases: &[C::Affine], scalars: &[C::Scalar]| {
+        let m = bases.len().min(scalars.len());
+        <C::Projective as VariableBaseMSM>::msm_unchecked(&bases[..m], &scalars[..m])
+    };
+    let field_bits = C::Scalar::MODULUS_BIT_SIZE;
+    // (folds, width, stored levels): every window into one bucket window; levels that do not
+    // divide the windows; the default width.
+    let w5 = (field_bits + 1).div_ceil(5);
+    let w12 = (field_bits + 1).div_ceil(12);
+    for (folds, window_bits, levels) in [
+        (
+            1000,
+            Some(5),
+            w5.div_ceil(w5.div_ceil(zkgpu_msm::MAX_FOLDS)),
+        ),
+        (4, Some(5), 4),
+        (7, Some(12), w12.div_ceil(w12.div_ceil(7))),
+        (3, None, 3),
+    ] {
+        for max_part in [None, Some(16)] {
+            let mut msm = GpuMsm::<C>::new(ctx()).unwrap();
+            if let Some(p) = max_part {
+                msm = msm.with_max_part(p);
+            }
+            let fold = Fold { folds, window_bits };
+            let what = format!(
+                "{} folds {folds}, c {window_bits:?}, parts {max_part:?}",
+                C::ID
+            );
+            let one = msm.prepare_sets_folded_blocking(&[&a], fold).unwrap();
+            assert_eq!(one.folds(), levels, "{what}");
+            for m in [40, 33, 1, 0] {
+                let got = msm
+                    .msm_prepared_blocking(&one, &scalars[..m], MsmConfig::default())
+                    .unwrap();
+                assert_eq!(
+                    got,
+                    ark_msm::<C>(&a[..m], &scalars[..m]),
+                    "{what}, {m} scalars"
+                );
+            }
+            let two = msm.prepare_sets_folded_blocking(&[&a, &b], fold).unwrap();
+            let words = PreparedScalars::new(&scalars);
+            let got = msm
+                .msm_sets_blocking(&two, words.all(), MsmConfig::default())
+                .unwrap();
+            assert_eq!(
+                got,
+                vec![unchecked(&a, &scalars), unchecked(&b, &scalars)],
+                "{what}, two sets"
+            );
+            // Narrow scalars use fewer digit windows of the same folding.
+            let narrow: Vec<C::Scalar> =
+                (0..40).map(|_| narrow_scalar::<C>(70, &mut rng)).collect();
+            let config = MsmConfig {
+                scalar_bits: Some(70),
+                ..MsmConfig::default()
+            };
+            assert_eq!(
+                msm.msm_prepared_blocking(&one, &narrow, config).unwrap(),
+                ark_msm::<C>(&a, &narrow),
+                "{what}, 70-bit scalars"
+            );
+        }
+    }
+    let msm = GpuMsm::<C>::new(ctx()).unwrap();
+    let fold = Fold {
+        folds: 4,
+        window_bits: Some(6),
+    };
+    let folded = msm.prepare_sets_folded_blocking(&[&a], fold).unwrap();
+    assert_eq!(folded.window_bits(), Some(6));
+    let config = MsmConfig {
+        window_bits: Some(7),
+        ..MsmConfig::default()
+    };
+    assert!(matches!(
+        msm.msm_prepared_blocking(&folded, &scalars[..40], config),
+        Err(MsmError::Config(_))
+    ));
+    // One level is no folding.
+    let plain = msm
+        .prepare_sets_folded_blocking(
+            &[&a],
+            Fold {
+                folds: 1,
+                window_bits: None,
+            },
+        )
+        .unwrap();
+    assert_eq!((plain.folds(), plain.window_bits()), (1, None));
+    assert!(matches!(
+        msm.prepare_sets_folded_blocking(
+            &[&a],
+            Fold {
+                folds: 2,
+                window_bits: Some(17)
+            }
+        ),
+        Err(MsmError::Config(_))
+    ));
+}
+
 /// A scalar below `2^bits`: random limbs, masked.
 fn narrow_scalar<C: GpuCurve>(bits: u32, rng: &mut StdRng) -> C::Scalar {
     let mut limbs = <C::Scalar as PrimeField>::BigInt::rand(rng);
@@ -555,6 +681,10 @@ macro_rules! msm_tests {
             #[test]
             fn base_sets_sharing_scalars() {
                 check_sets::<$curve>();
+            }
+            #[test]
+            fn folded_bases() {
+                check_folded::<$curve>();
             }
         }
     };

@@ -341,6 +341,7 @@ pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &[
     "msm_bucket_accumulate",
     "msm_combine_chunks",
     "msm_reduce_segments",
+    "msm_fold_bases",
 ];
 
 /// MSM bucket accumulation (`shaders/kernels/msm_accumulate.wgsl`) for group `c`.
