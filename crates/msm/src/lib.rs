@@ -94,9 +94,9 @@ pub fn default_chunk(n: usize, c: u32) -> u32 {
 }
 
 /// The longest default accumulation chunk. One invocation runs one VM program per entry
-/// (about 150 instructions and 50 loop iterations of loads for a BLS12-377 G2 `madd`), and
-/// lavapipe returns wrong results past 65,535 loop iterations per invocation: 192 entries
-/// stay under 40,000. Longer chunks would only lengthen the serial chain on a real GPU.
+/// (128 instructions for a BLS12-377 G2 `madd`, counted by `Program::run_cpu`, plus about 50
+/// loop iterations of loads), and lavapipe returns wrong results past 65,535 loop iterations
+/// per invocation: 192 entries stay near 35,000 (568, the first folded default, did not). Longer chunks would only lengthen the serial chain on a real GPU.
 pub const MAX_DEFAULT_CHUNK: u32 = 192;
 
 /// The default number of reduction segments per window of `per_window` buckets, `windows`
@@ -270,9 +270,10 @@ pub struct Fold {
     pub window_bits: Option<u32>,
 }
 
-/// Most levels of folded bases: each level costs one inversion (a few hundred VM
-/// instructions) per point when the bases are prepared, and lavapipe gives wrong results past
-/// 65,535 loop iterations per invocation (32 levels of G2 with 3-bit windows: about 28,000).
+/// Most levels of folded bases: each level costs one inversion per point when the bases are
+/// prepared (`to_affine`: 615-657 VM instructions), and lavapipe gives wrong results past
+/// 65,535 loop iterations per invocation: with 32 levels a G2 point's multiples take at most
+/// about 31 x 657 + 256 x 114 (`dbl`) = 49,000 instructions.
 pub const MAX_FOLDS: u32 = 32;
 
 /// The stored multiples of folded bases (see [`Fold`]).
@@ -1594,8 +1595,8 @@ impl Shape {
         }
         // From the points, not a folded window's entries: the chunks then number as many as
         // without folding (each bucket gets more of them), and so do the accumulation's
-        // invocations (on the H100, chunks from the folded window's mean bucket left 2^16
-        // G1 points with a tenth of the invocations and twice the accumulation time).
+        // invocations (on the H100, chunks from the folded window's mean bucket made about a
+        // tenth as many chunks for 2^16 G1 points and doubled the accumulation time).
         let chunk = config.chunk.unwrap_or_else(|| default_chunk(n as usize, c));
         if chunk == 0 {
             return Err(MsmError::Config("chunk must be at least 1".into()));

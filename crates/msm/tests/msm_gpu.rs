@@ -43,6 +43,37 @@ where
     <C::Projective as VariableBaseMSM>::msm(bases, scalars).unwrap()
 }
 
+/// `n` bases with the identity at 0, a duplicate (1 = 2) and a negation (3 = -4).
+fn edge_bases<C: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<C::Affine> {
+    let mut b = random_bases::<C>(n, rng);
+    b[0] = C::Affine::zero();
+    b[1] = b[2];
+    b[3] = (-b[4].into_group()).into_affine();
+    b
+}
+
+/// `n` scalars cycling through zero, one repeated value, `r - 1` and random ones.
+fn mixed_scalars<C: GpuCurve>(n: usize, period: usize, rng: &mut StdRng) -> Vec<C::Scalar> {
+    let x = C::Scalar::rand(rng);
+    (0..n)
+        .map(|i| match i % period {
+            0 => C::Scalar::zero(),
+            1 => x,
+            2 => -C::Scalar::one(),
+            _ => C::Scalar::rand(rng),
+        })
+        .collect()
+}
+
+/// arkworks over the shorter length.
+fn ark_unchecked<C: GpuCurve>(bases: &[C::Affine], scalars: &[C::Scalar]) -> C::Projective
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let m = bases.len().min(scalars.len());
+    <C::Projective as VariableBaseMSM>::msm_unchecked(&bases[..m], &scalars[..m])
+}
+
 fn check_sizes<C: GpuCurve>(sizes: &[usize])
 where
     C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
@@ -372,24 +403,10 @@ where
     let mut rng = rng_for::<C>("sets");
     let a = random_bases::<C>(50, &mut rng);
     let b = random_bases::<C>(37, &mut rng);
-    let mut c = random_bases::<C>(45, &mut rng);
-    c[0] = C::Affine::zero();
-    c[1] = c[2];
-    c[3] = (-c[4].into_group()).into_affine();
+    let c = edge_bases::<C>(45, &mut rng);
     let sets: [&[C::Affine]; 3] = [&a, &b, &c];
-    let x = C::Scalar::rand(&mut rng);
-    let scalars: Vec<C::Scalar> = (0..60)
-        .map(|i| match i % 7 {
-            0 => C::Scalar::zero(),
-            1 => x,
-            2 => -C::Scalar::one(),
-            _ => C::Scalar::rand(&mut rng),
-        })
-        .collect();
-    let unchecked = |bases: &[C::Affine], scalars: &[C::Scalar]| {
-        let m = bases.len().min(scalars.len());
-        <C::Projective as VariableBaseMSM>::msm_unchecked(&bases[..m], &scalars[..m])
-    };
+    let scalars = mixed_scalars::<C>(60, 7, &mut rng);
+    let unchecked = ark_unchecked::<C>;
     for max_part in [None, Some(16)] {
         let mut msm = GpuMsm::<C>::new(ctx()).unwrap();
         if let Some(p) = max_part {
@@ -434,24 +451,10 @@ where
     C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
 {
     let mut rng = rng_for::<C>("folded");
-    let mut a = random_bases::<C>(40, &mut rng);
-    a[0] = C::Affine::zero();
-    a[1] = a[2];
-    a[3] = (-a[4].into_group()).into_affine();
+    let a = edge_bases::<C>(40, &mut rng);
     let b = random_bases::<C>(29, &mut rng);
-    let x = C::Scalar::rand(&mut rng);
-    let scalars: Vec<C::Scalar> = (0..45)
-        .map(|i| match i % 6 {
-            0 => C::Scalar::zero(),
-            1 => x,
-            2 => -C::Scalar::one(),
-            _ => C::Scalar::rand(&mut rng),
-        })
-        .collect();
-    let unchecked = |bases: &[C::Affine], scalars: &[C::Scalar]| {
-        let m = bases.len().min(scalars.len());
-        <C::Projective as VariableBaseMSM>::msm_unchecked(&bases[..m], &scalars[..m])
-    };
+    let scalars = mixed_scalars::<C>(45, 6, &mut rng);
+    let unchecked = ark_unchecked::<C>;
     let field_bits = C::Scalar::MODULUS_BIT_SIZE;
     // (folds, width, stored levels): every window into one bucket window; levels that do not
     // divide the windows; the default width.
