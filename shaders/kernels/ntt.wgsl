@@ -14,8 +14,9 @@
 //
 // Twiddles are in *our* Montgomery form (w 2^(13 n)), so fe_mul(x 2^256, w 2^(13 n)) =
 // x w 2^256: data stays in arkworks' form throughout and is never converted.
-// Twists and coset powers come from two small tables, w^e = hi[e >> h] * lo[e & (2^h - 1)]:
-// two multiplications per element per pass instead of a table of N entries.
+// Twists come from a table of all N powers w^e (`twists`, one multiplication per element and
+// pass) where the device holds one, else, like coset powers, from two small tables,
+// w^e = hi[e >> h] * lo[e & (2^h - 1)] (two multiplications).
 
 struct NttParams {
     // log2 of the transform size N.
@@ -24,7 +25,8 @@ struct NttParams {
     k: u32,
     // log2 of the stride s between this pass's sub-transforms.
     s_log: u32,
-    // 0: no output factor; 1: twist w_N^(s n2 k1); 2: table power of the output index.
+    // 0: no output factor; 1: twist w_N^(s n2 k1) from the two tables; 2: table power of the
+    // output index; 3: twist w_N^(s n2 k1) from `twists`.
     out_mode: u32,
     // 0: no input factor; 1: table power of the input index (coset shift).
     in_mode: u32,
@@ -60,6 +62,8 @@ struct NttParams {
 @group(0) @binding(7) var<storage, read_write> dst2: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> tables: array<vec4<u32>>;
 @group(0) @binding(3) var<uniform> params: NttParams;
+// w^e for every e < N (out_mode 3; a placeholder otherwise), in the tables' form.
+@group(0) @binding(8) var<storage, read> twists: array<vec4<u32>>;
 
 const NTT_WG: u32 = 256u;
 const NTT_TILE: u32 = 512u;
@@ -111,6 +115,12 @@ fn table(index: u32) -> Fe {
     return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
 }
 
+fn twist(e: u32) -> Fe {
+    let lo = twists[2u * e];
+    let hi = twists[2u * e + 1u];
+    return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
+}
+
 fn tile_get(e: u32) -> Fe {
     var w: array<u32, 8>;
     for (var i = 0u; i < 8u; i++) {
@@ -126,11 +136,18 @@ fn tile_set(e: u32, x: Fe) {
     }
 }
 
-// x * hi[e >> h] * lo[e & mask]: one multiplication site, two multiplications.
-fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32) -> Fe {
+// x * hi[e >> h] * lo[e & mask], or x * twists[e] when `full`: one multiplication site.
+fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Fe {
     var r = x;
-    var f = table(hi_off + (e >> params.h));
-    for (var i = 0u; i < 2u; i++) {
+    var f: Fe;
+    var reps = 2u;
+    if (full) {
+        f = twist(e);
+        reps = 1u;
+    } else {
+        f = table(hi_off + (e >> params.h));
+    }
+    for (var i = 0u; i < reps; i++) {
         r = fe_mul(r, f);
         f = table(lo_off + (e & ((1u << params.h) - 1u)));
     }
@@ -165,7 +182,7 @@ fn ntt_pass(
             let idx = g + col_stride * i1;
             var x = load_packed(base + idx);
             if (params.in_mode == 1u) {
-                x = times_power(x, params.in_hi, params.in_lo, idx);
+                x = times_power(x, params.in_hi, params.in_lo, idx, false);
             }
             tile_set(gl * n1 + i1, x);
         }
@@ -212,10 +229,12 @@ fn ntt_pass(
             let o = g & s_mask;
             let n2 = g >> params.s_log;
             let idx = o + ((n2 * n1 + k1) << params.s_log);
-            if (params.out_mode == 1u) {
-                x = times_power(x, params.out_hi, params.out_lo, (n2 * k1) << params.s_log);
-            } else if (params.out_mode == 2u) {
-                x = times_power(x, params.out_hi, params.out_lo, idx);
+            if (params.out_mode != 0u) {
+                var e = (n2 * k1) << params.s_log;
+                if (params.out_mode == 2u) {
+                    e = idx;
+                }
+                x = times_power(x, params.out_hi, params.out_lo, e, params.out_mode == 3u);
             }
             store_packed(base + idx, x);
         }

@@ -40,6 +40,10 @@ pub struct NttArgs {
     /// [default: what the device's binding limit allows].
     #[arg(long)]
     max_page_log: Option<u32>,
+    /// Largest transform (log2) given a table of all its twists; repeat to compare (0: every
+    /// twist from two small tables) [default: the engine's].
+    #[arg(long)]
+    max_twist_log: Vec<u32>,
     /// Allocate the device buffers once per size and overwrite them for every transform and
     /// run (default: a fresh upload, hence fresh buffers, per run).
     #[arg(long)]
@@ -76,15 +80,23 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
     } else {
         args.max_pass_bits.clone()
     };
-    let engines: Vec<(u32, GpuNtt<'_, F>)> = bits
+    let twists = if args.max_twist_log.is_empty() {
+        vec![zkgpu_ntt::DEFAULT_MAX_TWIST_LOG]
+    } else {
+        args.max_twist_log.clone()
+    };
+    let engines: Vec<(String, GpuNtt<'_, F>)> = bits
         .iter()
-        .map(|&b| {
-            let e = GpuNtt::<F>::new(&ctx).with_max_pass_bits(b);
+        .flat_map(|&b| twists.iter().map(move |&t| (b, t)))
+        .map(|(b, t)| {
+            let e = GpuNtt::<F>::new(&ctx)
+                .with_max_pass_bits(b)
+                .with_max_twist_log(t);
             let e = match args.max_page_log {
                 Some(p) => e.with_max_page_log(p),
                 None => e,
             };
-            (b, e)
+            (format!("{b}, twist table to 2^{t}"), e)
         })
         .collect();
     let ntt = &engines[0].1;
@@ -95,7 +107,7 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
     }
     println!("pipelines total: {:.3} s", t.elapsed().as_secs_f64());
     println!(
-        "| field | n | transform | max pass bits | GPU kernels ms | busy kernels ms | upload ms | download ms | GPU end to end ms | ark-poly ms | ratio (kernels) | ratio (e2e) | check |"
+        "| field | n | transform | max pass bits, twists | GPU kernels ms | busy kernels ms | upload ms | download ms | GPU end to end ms | ark-poly ms | ratio (kernels) | ratio (e2e) | check |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut failed = false;
@@ -137,7 +149,7 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
             }
             let cpu = t.elapsed().as_secs_f64();
             for (b, ntt) in &engines {
-                eprintln!("2^{log_n} {label}: GPU, passes of at most {b} bits...");
+                eprintln!("2^{log_n} {label}: GPU, passes of at most {b}...");
                 // Warm-up (plan and pipelines), then the timed runs.
                 let mut kernels = Vec::new();
                 let mut e2e = Vec::new();

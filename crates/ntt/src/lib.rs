@@ -228,6 +228,8 @@ pub struct GpuNtt<'c, F: NttField> {
     ew_module: Composed,
     plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
     max_pass_bits: u32,
+    /// Largest transform (log2) given a table of all its twists.
+    max_twist_log: u32,
     /// Most elements per page, log2 (None: what the binding limit allows).
     max_page_log: Option<u32>,
     /// Placeholders bound where a batch has fewer than [`MAX_PAGES`] pages: one read-only,
@@ -238,6 +240,7 @@ pub struct GpuNtt<'c, F: NttField> {
 
 /// The default largest pass (bits): chosen by measurement, see docs/PERFORMANCE.md.
 pub const DEFAULT_MAX_PASS_BITS: u32 = 9;
+pub use plan::DEFAULT_MAX_TWIST_LOG;
 
 const TILE: u64 = 512;
 const EW_WG: u32 = 256;
@@ -259,6 +262,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
             ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE),
             plans: Mutex::new(HashMap::new()),
             max_pass_bits: DEFAULT_MAX_PASS_BITS,
+            max_twist_log: plan::DEFAULT_MAX_TWIST_LOG,
             max_page_log: None,
             placeholders: [placeholder(), placeholder(), placeholder()],
             _field: std::marker::PhantomData,
@@ -286,6 +290,16 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
     /// passes and twist multiplications.
     pub fn with_max_pass_bits(mut self, bits: u32) -> Self {
         self.max_pass_bits = bits.clamp(1, plan::MAX_PASS_BITS);
+        self
+    }
+
+    /// Gives transforms of at most `2^bits` elements a table of all `N` twists (one
+    /// multiplication per element and pass, `32 N` bytes per domain and direction; default
+    /// [`DEFAULT_MAX_TWIST_LOG`], and never beyond one storage binding); larger ones compute
+    /// each twist from two tables of about `sqrt(N)` entries (two multiplications). 0 turns the
+    /// tables off.
+    pub fn with_max_twist_log(mut self, bits: u32) -> Self {
+        self.max_twist_log = bits;
         self
     }
 
@@ -502,7 +516,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
                 reason: "the kernels index elements with u32".into(),
             });
         }
-        let key = PlanKey::new(domain, dir, self.max_pass_bits);
+        let key = PlanKey::new(domain, dir, self.max_pass_bits, self.max_twist_log);
         if let Some(p) = self
             .plans
             .lock()
@@ -514,7 +528,13 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         // On wasm32 wgpu's types are neither Send nor Sync (the browser's WebGPU is
         // single-threaded), so neither is the Arc there; natively it is both.
         #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
-        let plan = Arc::new(Plan::new(self.ctx, domain, dir, self.max_pass_bits)?);
+        let plan = Arc::new(Plan::new(
+            self.ctx,
+            domain,
+            dir,
+            self.max_pass_bits,
+            self.max_twist_log,
+        )?);
         self.plans
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -599,6 +619,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
                     (7, d2),
                     (2, &plan.tables),
                     (3, &params),
+                    (8, plan.twists.as_ref().unwrap_or(&self.placeholders[0])),
                 ],
             );
             {

@@ -10,11 +10,17 @@ use crate::{Direction, NttField, PassParams, Result, kernel_form};
 /// memory.
 pub(crate) const MAX_PASS_BITS: u32 = 9;
 
+/// The largest transform (log2) that gets a table of all its twists by default: 2^24 elements
+/// take 512 MiB. Larger ones, and those whose table exceeds a storage binding, compute each
+/// twist from two small tables.
+pub const DEFAULT_MAX_TWIST_LOG: u32 = 24;
+
 /// What identifies a plan: the domain's size and generator direction, and its coset.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PlanKey {
     log_n: u32,
     max_bits: u32,
+    max_twist_log: u32,
     dir: Direction,
     offset: Vec<u32>,
 }
@@ -24,12 +30,14 @@ impl PlanKey {
         d: &Radix2EvaluationDomain<F>,
         dir: Direction,
         max_bits: u32,
+        max_twist_log: u32,
     ) -> Self {
         let mut offset = vec![0u32; F::PACKED_WORDS];
         d.offset.write_packed(&mut offset);
         Self {
             log_n: d.log_size_of_group,
             max_bits,
+            max_twist_log,
             dir,
             offset,
         }
@@ -42,6 +50,38 @@ impl PlanKey {
 pub(crate) struct Plan {
     pub(crate) passes: Vec<PassParams>,
     pub(crate) tables: wgpu::Buffer,
+    /// `base^e * scale` for every `e < N`, read by the passes with `out_mode` 3.
+    pub(crate) twists: Option<wgpu::Buffer>,
+}
+
+/// `base^e * scale` for `e < n`, in the kernels' form, packed; computed by the host's threads
+/// in contiguous runs (each starting from its own power).
+fn full_table<F: NttField>(base: F, scale: F, n: usize) -> Vec<u32> {
+    let words = F::PACKED_WORDS;
+    let mut out = vec![0u32; n * words];
+    let fill = |start: usize, dst: &mut [u32]| {
+        let mut x = base.pow([start as u64]) * scale;
+        for w in dst.chunks_exact_mut(words) {
+            kernel_form(x).write_packed(w);
+            x *= base;
+        }
+    };
+    let threads = if cfg!(target_arch = "wasm32") {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |t| t.get())
+    };
+    let per = n.div_ceil(threads.min(n.max(1)).max(1)).max(1 << 12);
+    if per >= n {
+        fill(0, &mut out);
+    } else {
+        std::thread::scope(|sc| {
+            for (i, dst) in out.chunks_mut(per * words).enumerate() {
+                sc.spawn(move || fill(i * per, dst));
+            }
+        });
+    }
+    out
 }
 
 /// Splits `l` bits into `ceil(l / max)` passes as evenly as possible, larger passes first.
@@ -78,6 +118,7 @@ impl Plan {
         d: &Radix2EvaluationDomain<F>,
         dir: Direction,
         max_bits: u32,
+        max_twist_log: u32,
     ) -> Result<Self> {
         let l = d.log_size_of_group;
         let n = 1u64 << l;
@@ -107,6 +148,18 @@ impl Plan {
             .then(|| two_tables(&mut t, omega, h, count_hi, scale).0);
         let index_tables = (!plain || (dir == Direction::Inverse && p == 1))
             .then(|| two_tables(&mut t, coset, h, count_hi, scale));
+        // The table of all twists: where a plain inverse scales its first pass's twists by
+        // 1/N, the table holds the scaled ones and later passes use the two tables.
+        let fits = (n * F::PACKED_WORDS as u64 * 4) <= ctx.max_binding_bytes();
+        let twists = (p >= 2 && l <= max_twist_log && fits).then(|| {
+            let scale = if scaled_twist.is_some() {
+                scale
+            } else {
+                F::one()
+            };
+            full_table(omega, scale, n as usize)
+        });
+        let full_for = |i: usize| twists.is_some() && (scaled_twist.is_none() || i == 0);
         let mut passes = Vec::with_capacity(p);
         let mut s_log = 0u32;
         for (i, &k) in bits.iter().enumerate() {
@@ -130,7 +183,7 @@ impl Plan {
                 page_log: 31,
             };
             if !last {
-                params.out_mode = 1;
+                params.out_mode = if full_for(i) { 3 } else { 1 };
                 if i == 0 {
                     if let Some(hi) = scaled_twist {
                         params.out_hi = hi;
@@ -158,7 +211,15 @@ impl Plan {
         let kernel: Vec<F> = t.into_iter().map(kernel_form).collect();
         let words = zkgpu_limbs::pack_slice(&kernel);
         let tables = ctx.storage_buffer("ntt twiddles", &words)?;
-        Ok(Self { passes, tables })
+        let twists = match twists {
+            Some(words) => Some(ctx.storage_buffer("ntt twists", &words)?),
+            None => None,
+        };
+        Ok(Self {
+            passes,
+            tables,
+            twists,
+        })
     }
 }
 

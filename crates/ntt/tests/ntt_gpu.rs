@@ -331,6 +331,39 @@ fn many_small_passes() {
     }
 }
 
+#[test]
+fn twists_from_two_tables() {
+    // Every twist from the two small tables (the path of transforms past the full table's
+    // limit), and the full table at a size where a plain inverse has two twisted passes (its
+    // first scaled by 1/N, from the table; the second from the two tables).
+    type F = ark_bls12_381::Fr;
+    let mut rng = rng(7);
+    for (twist_log, bits, logs) in [(0u32, 9u32, &[10u32, 12, 19][..]), (31, 4, &[12][..])] {
+        let ntt = GpuNtt::<F>::new(ctx())
+            .with_max_pass_bits(bits)
+            .with_max_twist_log(twist_log);
+        for &log_n in logs {
+            for (name, d) in domains::<F>(log_n) {
+                let v: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
+                let (mut want, mut got) = (v.clone(), v.clone());
+                d.fft_in_place(&mut want);
+                ntt.fft_blocking(&d, &mut got).unwrap();
+                assert!(
+                    got == want,
+                    "fft 2^{log_n} {name}, twist table to 2^{twist_log}"
+                );
+                let (mut want, mut got) = (v.clone(), v);
+                d.ifft_in_place(&mut want);
+                ntt.ifft_blocking(&d, &mut got).unwrap();
+                assert!(
+                    got == want,
+                    "ifft 2^{log_n} {name}, twist table to 2^{twist_log}"
+                );
+            }
+        }
+    }
+}
+
 /// Uploads and downloads through the staging pieces: a vector of 2^18 elements (8 MiB: one
 /// pooled readback piece) and one of 2^18 + 5 (a pooled piece and a small fresh one),
 /// downloaded repeatedly with different contents, so a reused staging buffer that still held
