@@ -1,8 +1,10 @@
 // MSM bucket assignment, all on the GPU (docs/msm.md):
 //   msm_digits   one invocation per scalar: signed c-bit window digits (|d| <= 2^(c-1)),
 //                and a histogram of bucket sizes per window (atomics);
-//   msm_scan     one workgroup per window: exclusive prefix sums of the histogram, giving each
-//                bucket's first slot in `entries` (window w's slots start at w * n);
+//   msm_scan_blocks  one workgroup per block of 2048 buckets of a window: the block's total;
+//   msm_scan     one workgroup per block: exclusive prefix sums of the histogram (the totals of
+//                the window's earlier blocks, then a workgroup scan), giving each bucket's
+//                first slot in `entries` (window w's slots start at w * n);
 //   msm_scatter  one invocation per scalar: writes point index | sign << 31 into its bucket's
 //                next free slot for every window (and every base set: below);
 //   msm_chunk_counts  one invocation per bucket: how many chunks of at most `chunk` entries
@@ -111,32 +113,99 @@ fn msm_digits(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 var<workgroup> partial: array<u32, SCAN_THREADS>;
 
-// One workgroup per window (workgroup id x = window), sets x set_windows of them: window w's
-// histogram is that of window w mod set_windows (the base sets share digits).
+// The scans split each window's buckets into blocks of SCAN_BLOCK, one workgroup each (a
+// window of 2^19 buckets is 256 workgroups; one workgroup per window took 3 ms there, its
+// threads' serial loops being latency-bound).
+const SCAN_PER: u32 = 8u;
+const SCAN_BLOCK: u32 = SCAN_THREADS * SCAN_PER;
+// Block totals, window-major: msm_scan_blocks writes them, msm_scan reads them.
+@group(0) @binding(7) var<storage, read_write> block_sums: array<u32>;
+
+fn scan_blocks() -> u32 {
+    return (bp.buckets + SCAN_BLOCK - 1u) / SCAN_BLOCK;
+}
+
+// Adds up partial[0..SCAN_THREADS) into partial[0] (all invocations call it).
+fn workgroup_total(t: u32) {
+    for (var s = SCAN_THREADS / 2u; s > 0u; s = s / 2u) {
+        workgroupBarrier();
+        if (t < s) {
+            partial[t] += partial[t + s];
+        }
+    }
+    workgroupBarrier();
+}
+
+// Workgroup (x, y): block x of window y (a grid of blocks x windows); windows from
+// set_windows on return: they share the histogram of window y mod set_windows.
 @compute @workgroup_size(SCAN_THREADS)
-fn msm_scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let w = wid.x;
+fn msm_scan_blocks(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let blocks = scan_blocks();
+    let src = wid.y;
+    if (src >= bp.set_windows) {
+        return;
+    }
+    let g = src * blocks + wid.x;
+    let first = wid.x * SCAN_BLOCK;
+    let t = lid.x;
+    var sum = 0u;
+    for (var i = 0u; i < SCAN_PER; i++) {
+        let b = first + i * SCAN_THREADS + t;
+        if (b < bp.buckets) {
+            sum += atomicLoad(&counts[src * bp.buckets + b]);
+        }
+    }
+    partial[t] = sum;
+    workgroup_total(t);
+    if (t == 0u) {
+        block_sums[g] = partial[0];
+    }
+}
+
+// Workgroup (x, y): block x of window y, sets x set_windows windows: window w's histogram is
+// that of window w mod set_windows (the base sets share digits).
+@compute @workgroup_size(SCAN_THREADS)
+fn msm_scan(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let blocks = scan_blocks();
+    let w = wid.y;
+    let blk = wid.x;
     let src = w % bp.set_windows;
     let t = lid.x;
-    let chunk = (bp.buckets + SCAN_THREADS - 1u) / SCAN_THREADS;
-    let lo = min(t * chunk, bp.buckets);
-    let hi = min(lo + chunk, bp.buckets);
+    // The window's earlier blocks.
+    var before = 0u;
+    for (var j = t; j < blk; j += SCAN_THREADS) {
+        before += block_sums[src * blocks + j];
+    }
+    partial[t] = before;
+    workgroup_total(t);
+    let base = w * bp.n * bp.load + partial[0];
+    workgroupBarrier();
+    // Thread t's SCAN_PER consecutive buckets, after the exclusive scan of the threads' sums.
+    let lo = min(blk * SCAN_BLOCK + t * SCAN_PER, bp.buckets);
+    let hi = min(lo + SCAN_PER, bp.buckets);
     var sum = 0u;
     for (var b = lo; b < hi; b++) {
         sum += atomicLoad(&counts[src * bp.buckets + b]);
     }
     partial[t] = sum;
-    workgroupBarrier();
-    if (t == 0u) {
-        var run = 0u;
-        for (var k = 0u; k < SCAN_THREADS; k++) {
-            let v = partial[k];
-            partial[k] = run;
-            run += v;
+    // Hillis-Steele inclusive scan.
+    for (var s = 1u; s < SCAN_THREADS; s = s * 2u) {
+        workgroupBarrier();
+        var v = 0u;
+        if (t >= s) {
+            v = partial[t - s];
         }
+        workgroupBarrier();
+        partial[t] += v;
     }
     workgroupBarrier();
-    var run = w * bp.n * bp.load + partial[t];
+    var run = base + partial[t] - sum;
     for (var b = lo; b < hi; b++) {
         offsets[w * bp.buckets + b] = run;
         run += atomicLoad(&counts[src * bp.buckets + b]);

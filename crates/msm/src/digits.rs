@@ -46,7 +46,7 @@ mod tests {
             0,
             0x7fff_ffff,
         ];
-        for c in 2..=16 {
+        for c in 2..=crate::MAX_WINDOW_BITS {
             let windows = window_count(255, c);
             let d = signed_digits(&words, c, windows);
             let half = 1i64 << (c - 1);

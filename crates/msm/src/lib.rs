@@ -58,7 +58,8 @@ pub type Result<T, E = MsmError> = std::result::Result<T, E>;
 /// Tuning knobs of one MSM. Every field defaults to a choice made from the input size.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MsmConfig {
-    /// Window width `c` in bits, 2..=16 (default: from `n`, see [`default_window_bits`]).
+    /// Window width `c` in bits, 2..=[`MAX_WINDOW_BITS`] (default: from `n`, see
+    /// [`default_window_bits`]).
     pub window_bits: Option<u32>,
     /// Segments per window of the GPU bucket reduction, a power of two up to the window's
     /// `2^(c-1)` buckets (default: [`default_reduce_segments`]). One invocation per segment
@@ -99,6 +100,11 @@ pub fn default_chunk(n: usize, c: u32) -> u32 {
 /// per invocation: 192 entries stay near 35,000 (568, the first folded default, did not). Longer chunks would only lengthen the serial chain on a real GPU.
 pub const MAX_DEFAULT_CHUNK: u32 = 192;
 
+/// The widest window [`MsmConfig::window_bits`] accepts. The digit kernel reads a window from
+/// at most two 32-bit words of the scalar (any width up to 32 would do); a window of `c` bits
+/// has `2^(c-1)` buckets, so 22 bits already mean 2^21 bucket sums per window.
+pub const MAX_WINDOW_BITS: u32 = 22;
+
 /// The default number of reduction segments per window of `per_window` buckets, `windows`
 /// windows: about 16,384 segments in all (a power of two per window, at most one per
 /// bucket). The reduction is latency-bound: each invocation's chain of running sums and its
@@ -123,11 +129,54 @@ pub fn default_window_bits(n: usize) -> u32 {
     }
 }
 
+/// The widest default window of folded bases ([`default_folded_window_bits`]).
+pub const MAX_FOLDED_DEFAULT_WINDOW: u32 = 20;
+
+/// The default window width of `len` points folded into `folds` levels per set, `sets` sets,
+/// when a storage binding holds `max_binding` bytes: about `log2 n` bits (at most
+/// [`MAX_FOLDED_DEFAULT_WINDOW`]) when the levels then cover every window, so that all digit
+/// windows add into one bucket window; else [`default_window_bits`]. With one bucket window
+/// the reduction no longer grows with the window count, and wider windows mean fewer windows,
+/// so fewer additions, to accumulate: on the H100, BLS12-381 G1 GPU time 31.7 ms with c = 20
+/// against 33.3 with c = 16 at 2^20 points, and 5.6 ms with c = 16 against 6.5 with c = 13 at
+/// 2^16 (docs/PERFORMANCE.md). Narrowed until the bucket sums fit one binding.
+pub fn default_folded_window_bits<C: GpuCurve>(
+    len: usize,
+    folds: u32,
+    sets: usize,
+    max_binding: u64,
+) -> u32 {
+    let plain = default_window_bits(len);
+    if len < 32 {
+        return plain;
+    }
+    let bits = C::Scalar::MODULUS_BIT_SIZE;
+    let ceil_log2 = usize::BITS - (len - 1).leading_zeros();
+    let mut c = ceil_log2.clamp(2, MAX_FOLDED_DEFAULT_WINDOW);
+    let sums = |c: u32| sets.max(1) as u64 * ((1u64 << (c - 1)) + 1) * C::acc_words() as u64 * 4;
+    while c > plain && sums(c) > max_binding {
+        c -= 1;
+    }
+    if c > plain && folds.min(MAX_FOLDS) >= window_count(bits, c) {
+        c
+    } else {
+        plain
+    }
+}
+
 const WORKGROUP_SIZE: u32 = 64;
 
 /// Bins of the chunk-size histogram that orders chunks for accumulation (at most; one per
 /// size when `chunk` is at most this).
 const CHUNK_BINS: u32 = 1024;
+
+/// Buckets per workgroup of the scans (`SCAN_BLOCK` in shaders/kernels/msm_buckets.wgsl).
+const SCAN_BLOCK: u32 = 2048;
+
+/// Workgroups per window of a scan over `buckets` entries.
+fn scan_blocks(buckets: u32) -> u32 {
+    buckets.div_ceil(SCAN_BLOCK).max(1)
+}
 
 /// Segment sums per window that the host adds up; the GPU sums larger sets in tree levels
 /// first.
@@ -265,8 +314,8 @@ pub struct Fold {
     /// capped), and a count between is rounded down to the fewest levels that give the same
     /// `W'`.
     pub folds: u32,
-    /// The window width the multiples are for, 2..=16 (default: [`default_window_bits`] of
-    /// the number of bases). Every MSM on these bases uses it.
+    /// The window width the multiples are for, 2..=[`MAX_WINDOW_BITS`] (default:
+    /// [`default_folded_window_bits`]). Every MSM on these bases uses it.
     pub window_bits: Option<u32>,
 }
 
@@ -439,6 +488,18 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         fold: Fold,
     ) -> Result<PreparedBases<C>> {
         let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
+        let width = fold.window_bits.unwrap_or_else(|| {
+            default_folded_window_bits::<C>(
+                len,
+                fold.folds,
+                sets.len(),
+                self.ctx.max_binding_bytes(),
+            )
+        });
+        let fold = Fold {
+            window_bits: Some(width),
+            ..fold
+        };
         let Some(layout) = fold_layout::<C>(len, fold)? else {
             return self.upload_sets(sets, None);
         };
@@ -516,12 +577,19 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
     /// the default window width, still fit in one part (one storage binding), so that folding
     /// costs no extra pass; 1 if even the plain bases need several parts.
     pub fn folds_in_one_part(&self, len: usize, sets: usize) -> u32 {
-        let c = default_window_bits(len);
-        let w = window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
-        (1..=w)
-            .rev()
-            .find(|&f| self.part_len_sets(sets.max(1) * f as usize) >= len)
-            .unwrap_or(1)
+        let fits = |f: u32| self.part_len_sets(sets.max(1) * f as usize) >= len;
+        // The levels of the widest default window first, then those of the plain default.
+        let max_binding = self.ctx.max_binding_bytes();
+        let wide = default_folded_window_bits::<C>(len, MAX_FOLDS, sets, max_binding);
+        for c in [wide, default_window_bits(len)] {
+            let w = window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
+            if let Some(f) = (1..=w).rev().find(|&f| fits(f)) {
+                if f == w || c == default_window_bits(len) {
+                    return f;
+                }
+            }
+        }
+        1
     }
 
     /// Encodes and uploads base sets, each followed by `fold`'s zeroed levels (filled on the
@@ -832,7 +900,20 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 (5, &s.bparams),
             ],
         );
-        let bg_scan = ctx.bind_group(&p.scan, &[(2, &s.counts), (3, &s.offsets), (5, &s.bparams)]);
+        // Each scan is two dispatches over (blocks, windows): block totals, then offsets.
+        let scan_groups = |counts: &wgpu::Buffer, offsets: &wgpu::Buffer, params: &wgpu::Buffer| {
+            (
+                ctx.bind_group(
+                    &p.scan_blocks,
+                    &[(2, counts), (5, params), (7, &s.block_sums)],
+                ),
+                ctx.bind_group(
+                    &p.scan,
+                    &[(2, counts), (3, offsets), (5, params), (7, &s.block_sums)],
+                ),
+            )
+        };
+        let bg_scan = scan_groups(&s.counts, &s.offsets, &s.bparams);
         let bg_scatter = ctx.bind_group(
             &p.scatter,
             &[
@@ -854,18 +935,9 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 (6, &s.chunk_hist),
             ],
         );
-        let bg_chunk_scan = ctx.bind_group(
-            &p.scan,
-            &[
-                (2, &s.chunk_counts),
-                (3, &s.chunk_offsets),
-                (5, &s.csparams),
-            ],
-        );
-        let bg_bin_scan = ctx.bind_group(
-            &p.scan,
-            &[(2, &s.chunk_hist), (3, &s.bin_offsets), (5, &s.hsparams)],
-        );
+        let bg_chunk_scan = scan_groups(&s.chunk_counts, &s.chunk_offsets, &s.csparams);
+        let bg_bin_scan = scan_groups(&s.chunk_hist, &s.bin_offsets, &s.hsparams);
+        let bucket_blocks = scan_blocks(shape.buckets);
         let bg_order = ctx.bind_group(
             &p.order,
             &[
@@ -941,11 +1013,39 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         // (stage kind, pipeline, bind group, dispatch): kinds index MsmTimings' GPU fields.
         let mut stages: Vec<(Stage, &Pipeline, &wgpu::BindGroup, (u32, u32))> = vec![
             (Stage::Digits, &p.digits, &bg_digits, (sx, sy)),
-            (Stage::Scan, &p.scan, &bg_scan, (windows, 1)),
+            (
+                Stage::Scan,
+                &p.scan_blocks,
+                &bg_scan.0,
+                (bucket_blocks, windows),
+            ),
+            (Stage::Scan, &p.scan, &bg_scan.1, (bucket_blocks, windows)),
             (Stage::Scatter, &p.scatter, &bg_scatter, (sx, sy)),
             (Stage::Scan, &p.chunks, &bg_chunks, (cx, cy)),
-            (Stage::Scan, &p.scan, &bg_chunk_scan, (windows, 1)),
-            (Stage::Scan, &p.scan, &bg_bin_scan, (1, 1)),
+            (
+                Stage::Scan,
+                &p.scan_blocks,
+                &bg_chunk_scan.0,
+                (bucket_blocks, windows),
+            ),
+            (
+                Stage::Scan,
+                &p.scan,
+                &bg_chunk_scan.1,
+                (bucket_blocks, windows),
+            ),
+            (
+                Stage::Scan,
+                &p.scan_blocks,
+                &bg_bin_scan.0,
+                (scan_blocks(CHUNK_BINS), 1),
+            ),
+            (
+                Stage::Scan,
+                &p.scan,
+                &bg_bin_scan.1,
+                (scan_blocks(CHUNK_BINS), 1),
+            ),
             (Stage::Scan, &p.order, &bg_order, (cx, cy)),
             (Stage::Accumulate, &p.acc, &bg_acc, (ax, ay)),
         ];
@@ -1067,6 +1167,9 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let trusted = Checks::TrustedLoops;
         Ok(Pipelines {
             digits: ctx.pipeline(b, "msm_digits", Checks::Default, &[]).await?,
+            scan_blocks: ctx
+                .pipeline(b, "msm_scan_blocks", Checks::Default, &[])
+                .await?,
             scan: ctx.pipeline(b, "msm_scan", Checks::Default, &[]).await?,
             scatter: ctx.pipeline(b, "msm_scatter", Checks::Default, &[]).await?,
             chunks: ctx
@@ -1236,6 +1339,10 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             chunk_counts: zeroed("msm chunk counts", u64::from(slots) * 4)?,
             chunk_offsets: zeroed("msm chunk offsets", u64::from(slots) * 4)?,
             chunk_hist: zeroed("msm chunk size histogram", u64::from(bins) * 4)?,
+            block_sums: zeroed(
+                "msm scan block sums",
+                u64::from(windows * scan_blocks(buckets)) * 4,
+            )?,
             bin_offsets: zeroed("msm chunk bin offsets", u64::from(bins) * 4)?,
             bin_cursors: zeroed("msm chunk bin cursors", u64::from(bins) * 4)?,
             chunk_order: zeroed("msm chunk order", u64::from(chunk_slots) * 8)?,
@@ -1540,9 +1647,9 @@ impl Shape {
             (Some(f), _) => f.c,
             (None, c) => c.unwrap_or_else(|| default_window_bits(n)),
         };
-        if !(2..=16).contains(&c) {
+        if !(2..=MAX_WINDOW_BITS).contains(&c) {
             return Err(MsmError::Config(format!(
-                "window_bits {c} is outside 2..=16"
+                "window_bits {c} is outside 2..={MAX_WINDOW_BITS}"
             )));
         }
         let n =
@@ -1634,9 +1741,9 @@ impl Shape {
 /// The multiples to store for `len` bases folded as `fold` (None: not folded).
 fn fold_layout<C: GpuCurve>(len: usize, fold: Fold) -> Result<Option<FoldLayout>> {
     let c = fold.window_bits.unwrap_or_else(|| default_window_bits(len));
-    if !(2..=16).contains(&c) {
+    if !(2..=MAX_WINDOW_BITS).contains(&c) {
         return Err(MsmError::Config(format!(
-            "window_bits {c} is outside 2..=16"
+            "window_bits {c} is outside 2..={MAX_WINDOW_BITS}"
         )));
     }
     let windows = window_count(C::Scalar::MODULUS_BIT_SIZE, c);
@@ -1677,6 +1784,7 @@ fn part_len<C: GpuCurve>(max_binding: u64, sets: usize) -> usize {
 /// The pipelines of one MSM.
 struct Pipelines {
     digits: std::sync::Arc<Pipeline>,
+    scan_blocks: std::sync::Arc<Pipeline>,
     scan: std::sync::Arc<Pipeline>,
     scatter: std::sync::Arc<Pipeline>,
     chunks: std::sync::Arc<Pipeline>,
@@ -1700,6 +1808,8 @@ struct Scratch {
     chunk_counts: wgpu::Buffer,
     chunk_offsets: wgpu::Buffer,
     chunk_hist: wgpu::Buffer,
+    /// The scans' block totals: `windows x scan_blocks(buckets)` (each scan reuses it).
+    block_sums: wgpu::Buffer,
     bin_offsets: wgpu::Buffer,
     bin_cursors: wgpu::Buffer,
     chunk_order: wgpu::Buffer,
@@ -1803,6 +1913,27 @@ mod tests {
         // of 3 x 16 windows within the limit.
         check_sets::<Bls12_381G1>(128 << 20, 3, 466_033);
         check_sets::<Bls12_381G1>(4 << 30, 3, 14_913_080);
+    }
+
+    #[test]
+    fn folded_default_window_is_about_log2_n_when_every_window_folds() {
+        type G1 = Bls12_381G1;
+        let big = 1u64 << 40;
+        // 2^20 points, all 13 windows of 20 bits folded: c = 20; fewer levels: the plain width.
+        assert_eq!(default_folded_window_bits::<G1>(1 << 20, 32, 1, big), 20);
+        assert_eq!(default_folded_window_bits::<G1>(1 << 20, 13, 3, big), 20);
+        assert_eq!(
+            default_folded_window_bits::<G1>(1 << 20, 12, 1, big),
+            default_window_bits(1 << 20)
+        );
+        assert_eq!(default_folded_window_bits::<G1>(1 << 16, 32, 1, big), 16);
+        assert_eq!(default_folded_window_bits::<G1>(1 << 26, 32, 1, big), 20);
+        assert_eq!(default_folded_window_bits::<G1>(20, 32, 1, big), 3);
+        // A 128 MiB binding cannot hold the 2^19 + 1 G1 bucket sums of c = 20.
+        let small = 128 << 20;
+        let c = default_folded_window_bits::<G1>(1 << 20, 32, 1, small);
+        assert!(c < 20, "{c}");
+        assert!(((1u64 << (c - 1)) + 1) * G1::acc_words() as u64 * 4 <= small);
     }
 
     #[test]

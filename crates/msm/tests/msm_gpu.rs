@@ -531,6 +531,46 @@ where
         msm.msm_prepared_blocking(&folded, &scalars[..40], config),
         Err(MsmError::Config(_))
     ));
+    // Windows wider than 16 bits: folded into one bucket window, and plain with scalars that
+    // need one window; past MAX_WINDOW_BITS a typed error.
+    let wide = msm
+        .prepare_sets_folded_blocking(
+            &[&a],
+            Fold {
+                folds: 1000,
+                window_bits: Some(17),
+            },
+        )
+        .unwrap();
+    assert_eq!(wide.window_bits(), Some(17));
+    assert_eq!(
+        msm.msm_prepared_blocking(&wide, &scalars[..40], MsmConfig::default())
+            .unwrap(),
+        ark_msm::<C>(&a, &scalars[..40]),
+        "{} folded, c 17",
+        C::ID
+    );
+    let short: Vec<C::Scalar> = (0..40).map(|_| narrow_scalar::<C>(16, &mut rng)).collect();
+    let config = MsmConfig {
+        window_bits: Some(17),
+        scalar_bits: Some(16),
+        ..MsmConfig::default()
+    };
+    let plain_a = msm.prepare(&a).unwrap();
+    assert_eq!(
+        msm.msm_prepared_blocking(&plain_a, &short, config).unwrap(),
+        ark_msm::<C>(&a, &short),
+        "{} c 17, 16-bit scalars",
+        C::ID
+    );
+    let too_wide = MsmConfig {
+        window_bits: Some(zkgpu_msm::MAX_WINDOW_BITS + 1),
+        ..MsmConfig::default()
+    };
+    assert!(matches!(
+        msm.msm_prepared_blocking(&plain_a, &short, too_wide),
+        Err(MsmError::Config(_))
+    ));
     // One level is no folding.
     let plain = msm
         .prepare_sets_folded_blocking(
@@ -547,7 +587,7 @@ where
             &[&a],
             Fold {
                 folds: 2,
-                window_bits: Some(17)
+                window_bits: Some(zkgpu_msm::MAX_WINDOW_BITS + 1)
             }
         ),
         Err(MsmError::Config(_))

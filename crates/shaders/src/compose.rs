@@ -356,6 +356,7 @@ pub fn msm_accumulate(c: CurveModule) -> Composed {
 /// Entry points of the MSM bucket-assignment module.
 pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] = &[
     "msm_digits",
+    "msm_scan_blocks",
     "msm_scan",
     "msm_scatter",
     "msm_chunk_counts",
