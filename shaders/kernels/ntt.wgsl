@@ -148,8 +148,10 @@ fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Fe {
         f = table(hi_off + (e >> params.h));
     }
     for (var i = 0u; i < reps; i++) {
+        if (i == 1u) {
+            f = table(lo_off + (e & ((1u << params.h) - 1u)));
+        }
         r = fe_mul(r, f);
-        f = table(lo_off + (e & ((1u << params.h) - 1u)));
     }
     return r;
 }

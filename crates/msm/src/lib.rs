@@ -138,8 +138,9 @@ pub const MAX_FOLDED_DEFAULT_WINDOW: u32 = 20;
 /// windows add into one bucket window; else [`default_window_bits`]. With one bucket window
 /// the reduction no longer grows with the window count, and wider windows mean fewer windows,
 /// so fewer additions, to accumulate: on the H100, BLS12-381 G1 GPU time 31.7 ms with c = 20
-/// against 33.3 with c = 16 at 2^20 points, and 5.6 ms with c = 16 against 6.5 with c = 13 at
-/// 2^16 (docs/PERFORMANCE.md). Narrowed until the bucket sums fit one binding.
+/// against 33.3 with c = 16 at 2^20 points (same run), and at 2^16 5.6 ms with c = 16 against
+/// 6.7 with c = 14 (same run; 6.5 with the old default c = 13 in an earlier session)
+/// (docs/PERFORMANCE.md). Narrowed until the bucket sums fit one binding.
 pub fn default_folded_window_bits<C: GpuCurve>(
     len: usize,
     folds: u32,
@@ -578,18 +579,18 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
     /// costs no extra pass; 1 if even the plain bases need several parts.
     pub fn folds_in_one_part(&self, len: usize, sets: usize) -> u32 {
         let fits = |f: u32| self.part_len_sets(sets.max(1) * f as usize) >= len;
-        // The levels of the widest default window first, then those of the plain default.
-        let max_binding = self.ctx.max_binding_bytes();
-        let wide = default_folded_window_bits::<C>(len, MAX_FOLDS, sets, max_binding);
-        for c in [wide, default_window_bits(len)] {
-            let w = window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
-            if let Some(f) = (1..=w).rev().find(|&f| fits(f)) {
-                if f == w || c == default_window_bits(len) {
-                    return f;
-                }
-            }
+        let levels = |c: u32| window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
+        // Every window of the wide default width folded, if that fits; else the most levels
+        // of the plain default width.
+        let wide =
+            default_folded_window_bits::<C>(len, MAX_FOLDS, sets, self.ctx.max_binding_bytes());
+        if fits(levels(wide)) {
+            return levels(wide);
         }
-        1
+        (1..=levels(default_window_bits(len)))
+            .rev()
+            .find(|&f| fits(f))
+            .unwrap_or(1)
     }
 
     /// Encodes and uploads base sets, each followed by `fold`'s zeroed levels (filled on the

@@ -475,6 +475,21 @@ where
             if let Some(p) = max_part {
                 msm = msm.with_max_part(p);
             }
+            // The most levels (of the default width's windows) that keep two sets of 40 bases
+            // in one part; none when parts are shorter than the bases.
+            let f = msm.folds_in_one_part(40, 2) as usize;
+            let windows = (field_bits + 1).div_ceil(zkgpu_msm::default_window_bits(40));
+            if max_part.is_some() {
+                assert_eq!(f, 1, "{}", C::ID);
+            } else {
+                assert!(msm.part_len_sets(2 * f) >= 40, "{} {f}", C::ID);
+                assert!(
+                    f == windows.min(zkgpu_msm::MAX_FOLDS) as usize
+                        || msm.part_len_sets(2 * (f + 1)) < 40,
+                    "{} {f}",
+                    C::ID
+                );
+            }
             let fold = Fold { folds, window_bits };
             let what = format!(
                 "{} folds {folds}, c {window_bits:?}, parts {max_part:?}",

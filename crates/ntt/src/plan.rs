@@ -71,7 +71,7 @@ fn full_table<F: NttField>(base: F, scale: F, n: usize) -> Vec<u32> {
     } else {
         std::thread::available_parallelism().map_or(1, |t| t.get())
     };
-    let per = n.div_ceil(threads.min(n.max(1)).max(1)).max(1 << 12);
+    let per = n.div_ceil(threads).max(1 << 12);
     if per >= n {
         fill(0, &mut out);
     } else {
