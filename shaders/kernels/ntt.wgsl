@@ -7,9 +7,8 @@
 // split)
 //     X[k1 + N1 k2] = sum_n2 w_N2^(n2 k2) * [ w_M^(n2 k1) * sum_n1 x[n1 N2 + n2] w_N1^(n1 k1) ]
 // so a pass gathers the N1 elements of each column (o, n2) from `src` at o + s (n1 N2 + n2),
-// transforms them in workgroup memory (DIF stages two at a time, radix-4 units in registers,
-// one barrier per pair), multiplies output k1 by the twist w_M^(n2 k1) = w_N^(s n2 k1), and
-// writes it to `dst` at o + s (n2 N1 + k1):
+// transforms them in workgroup memory (radix-2 DIF stages, one barrier each), multiplies output
+// k1 by the twist w_M^(n2 k1) = w_N^(s n2 k1), and writes it to `dst` at o + s (n2 N1 + k1):
 // the next pass then finds every remaining sub-transform at stride s N1, and the last pass
 // leaves the result in natural order. No bit-reversal pass is needed.
 //
@@ -66,7 +65,7 @@ struct NttParams {
 // w^e for every e < N (out_mode 3; a placeholder otherwise), in the tables' form.
 @group(0) @binding(8) var<storage, read> twists: array<vec4<u32>>;
 
-const NTT_WG: u32 = 128u;
+const NTT_WG: u32 = 256u;
 const NTT_TILE: u32 = 512u;
 
 // Word w of tile element e at w * 512 + e: consecutive elements in consecutive banks.
@@ -157,7 +156,7 @@ fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Fe {
     return r;
 }
 
-@compute @workgroup_size(128)
+@compute @workgroup_size(256)
 fn ntt_pass(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(local_invocation_index) t: u32,
@@ -176,7 +175,7 @@ fn ntt_pass(
     let col_stride = groups;
 
     // Gather: consecutive threads take consecutive columns (contiguous addresses).
-    for (var r = 0u; r < 4u; r++) {
+    for (var r = 0u; r < 2u; r++) {
         let e = t + r * NTT_WG;
         let gl = e % groups_per_wg;
         let i1 = e / groups_per_wg;
@@ -192,66 +191,30 @@ fn ntt_pass(
     }
     workgroupBarrier();
 
-    // Decimation-in-frequency stages, natural order in, bit-reversed out, two at a time: each
-    // invocation takes a radix-4 unit (4 elements: two butterflies of stage st, then two of
-    // stage st + 1 on their outputs) through registers, so a pair of stages costs one
-    // workgroup-memory round trip and one barrier. An odd last stage (half = 1, no twiddles)
-    // runs as two radix-2 butterflies per invocation.
-    var st = 0u;
-    if (k >= 2u) {
-        let quarter_n1 = n1 >> 2u;
-        let gl = t / quarter_n1;
-        let b = t % quarter_n1;
-        for (; st + 1u < k; st += 2u) {
-            let half = n1 >> (st + 1u);
-            let q = half >> 1u;
-            let j = b % q;
-            let i = gl * n1 + (b / q) * 2u * half + j;
-            let x0 = tile_get(i);
-            let x1 = tile_get(i + q);
-            let x2 = tile_get(i + half);
-            let x3 = tile_get(i + half + q);
-            // Stage st: (x0, x2) and (x1, x3), twiddles w_(2 half)^j and w_(2 half)^(j + q),
-            // with w_(2^(k-st))^e = w_(2^roots_log)^(e 2^(roots_log - k + st)).
-            let sh = params.roots_log - k + st;
-            var y2 = fe_sub(x0, x2);
-            if (j != 0u) {
-                y2 = fe_mul(y2, table(params.roots + (j << sh)));
-            }
-            let y3 = fe_mul(fe_sub(x1, x3), table(params.roots + ((j + q) << sh)));
-            let y0 = fe_add(x0, x2);
-            let y1 = fe_add(x1, x3);
-            // Stage st + 1: (y0, y1) and (y2, y3), both with twiddle w_half^j.
-            var z1 = fe_sub(y0, y1);
-            var z3 = fe_sub(y2, y3);
-            if (j != 0u) {
-                let w = table(params.roots + (j << (sh + 1u)));
-                z1 = fe_mul(z1, w);
-                z3 = fe_mul(z3, w);
-            }
-            // Each unit owns its four elements within a stage pair: no barrier between read
-            // and write.
-            tile_set(i, fe_add(y0, y1));
-            tile_set(i + q, z1);
-            tile_set(i + half, fe_add(y2, y3));
-            tile_set(i + half + q, z3);
-            workgroupBarrier();
+    // Radix-2 decimation-in-frequency stages: natural order in, bit-reversed out.
+    let half_n1 = n1 >> 1u;
+    let gl = t / half_n1;
+    let b = t % half_n1;
+    for (var st = 0u; st < k; st++) {
+        let half = half_n1 >> st;
+        let j = b % half;
+        let i0 = gl * n1 + (b / half) * 2u * half + j;
+        let i1 = i0 + half;
+        let x0 = tile_get(i0);
+        let x1 = tile_get(i1);
+        var y = fe_sub(x0, x1);
+        if (j != 0u) {
+            // w_(2^(k-st))^j = w_(2^roots_log)^(j 2^(roots_log - k + st))
+            y = fe_mul(y, table(params.roots + (j << (params.roots_log - k + st))));
         }
-    }
-    if (st < k) {
-        // The last stage alone (half = 1): butterflies (2m, 2m + 1), twiddle 1.
-        for (var r = 0u; r < 2u; r++) {
-            let i0 = 2u * (t + r * NTT_WG);
-            let x0 = tile_get(i0);
-            let x1 = tile_get(i0 + 1u);
-            tile_set(i0, fe_add(x0, x1));
-            tile_set(i0 + 1u, fe_sub(x0, x1));
-        }
+        // Each butterfly owns i0 and i1 within a stage: no barrier between read and write.
+        tile_set(i0, fe_add(x0, x1));
+        tile_set(i1, y);
         workgroupBarrier();
     }
 
     // Scatter output k1 of column (o, n2) to o + s (n2 N1 + k1).
-    for (var r = 0u; r < 4u; r++) {
+    for (var r = 0u; r < 2u; r++) {
         let e = t + r * NTT_WG;
         var gl2: u32;
         var k1: u32;
