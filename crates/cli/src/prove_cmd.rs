@@ -390,13 +390,10 @@ where
             "witness map (A z, B z, C z on CPU; 7 NTTs + quotient on GPU)",
             |t| t.witness_map,
         ),
-        ("- sparse products A z, B z, C z (CPU)", |t| {
-            t.witness_map_parts.products
-        }),
-        ("- satisfaction check (CPU)", |t| t.witness_map_parts.check),
-        ("- upload of the three vectors", |t| {
-            t.witness_map_parts.upload
-        }),
+        (
+            "- sparse products A z, B z, C z, check, packing into staging (CPU, one pass)",
+            |t| t.witness_map_parts.products,
+        ),
         ("- 7 NTTs + quotient (GPU, submit to done)", |t| {
             t.witness_map_parts.gpu
         }),

@@ -15,7 +15,6 @@ use ark_ff::PrimeField;
 use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP, evaluate_constraint};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_relations::gr1cs::{ConstraintSystemRef, Matrix, SynthesisError};
-use rayon::prelude::*;
 use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError, NttField};
 use zkgpu_runtime::GpuContext;
 
@@ -168,11 +167,12 @@ pub enum WitnessMapError {
 }
 
 /// `LibsnarkReduction::witness_map_from_matrices` with the transforms and the quotient on the
-/// GPU: the sparse products `A z`, `B z`, `C z` on the CPU cores, then one upload, seven NTTs
-/// and one elementwise kernel on the GPU, and one download.
+/// GPU: the sparse products `A z`, `B z`, `C z` on the CPU cores, written straight into the
+/// upload's staging memory, then seven NTTs and one elementwise kernel on the GPU, and one
+/// download.
 ///
 /// It also checks `(A z)_i (B z)_i = (C z)_i` for every constraint (one multiplication each,
-/// on the CPU cores while the vectors are there) and returns
+/// on the CPU cores as the row's products are computed) and returns
 /// [`WitnessMapError::Unsatisfied`] with the first failing index instead of a quotient that
 /// is not one.
 pub async fn witness_map_gpu<F: NttField>(
@@ -197,12 +197,10 @@ pub async fn witness_map_gpu<F: NttField>(
 /// Where the time of one [`witness_map_gpu`] went (seconds, wall clock on the host).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WitnessMapTimings {
-    /// The sparse products `A z`, `B z`, `C z` on the CPU cores.
+    /// One pass on the CPU cores: the sparse products `A z`, `B z`, `C z`, the satisfaction
+    /// check `(A z)_i (B z)_i = (C z)_i`, and packing the three into the upload's staging
+    /// memory.
     pub products: f64,
-    /// The satisfaction check `(A z)_i (B z)_i = (C z)_i`, on the CPU cores.
-    pub check: f64,
-    /// Packing the three vectors into the upload's staging memory.
-    pub upload: f64,
     /// Recording and running the seven NTTs and the quotient, submit to done.
     pub gpu: f64,
     /// Reading the quotient back and unpacking it.
@@ -233,33 +231,48 @@ pub async fn witness_map_gpu_timed<F: NttField>(
     {
         return Err(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable));
     }
-    let eval = |m: &Matrix<F>| -> Vec<F> {
-        let mut v = zkgpu_limbs::filled_par(n, F::zero());
-        v[..num_constraints]
-            .par_iter_mut()
-            .zip(&m[..num_constraints])
-            .for_each(|(x, row)| *x = evaluate_constraint(row, full_assignment));
-        v
-    };
+    // One pass over the rows on the CPU cores: the sparse products (A z)_i, (B z)_i, (C z)_i,
+    // the satisfaction check, and the packed words written straight into the upload's staging
+    // memory (no vectors on the host). Row n_c + j of A z is the instance's z_j, as in
+    // ark-groth16.
     let t = clock();
-    let mut a = eval(ma);
-    a[num_constraints..num_constraints + num_inputs]
-        .copy_from_slice(&full_assignment[..num_inputs]);
-    let b = eval(mb);
-    let c = eval(mc);
+    let mut dv = ntt.zeroed(n, 3)?;
+    let unsatisfied = AtomicUsize::new(usize::MAX);
+    let zero = F::zero();
+    ntt.write_rows(&dv, |row, blocks| {
+        let [a, b, c] = blocks else {
+            unreachable!("three vectors");
+        };
+        for (j, ((wa, wb), wc)) in a
+            .chunks_exact_mut(8)
+            .zip(b.chunks_exact_mut(8))
+            .zip(c.chunks_exact_mut(8))
+            .enumerate()
+        {
+            let i = row + j;
+            let (x, y, z) = if i < num_constraints {
+                let x = evaluate_constraint(&ma[i], full_assignment);
+                let y = evaluate_constraint(&mb[i], full_assignment);
+                let z = evaluate_constraint(&mc[i], full_assignment);
+                if x * y != z {
+                    unsatisfied.fetch_min(i, Ordering::Relaxed);
+                }
+                (x, y, z)
+            } else if i < num_constraints + num_inputs {
+                (full_assignment[i - num_constraints], zero, zero)
+            } else {
+                (zero, zero, zero)
+            };
+            x.write_packed(wa);
+            y.write_packed(wb);
+            z.write_packed(wc);
+        }
+    })?;
     timings.products = t.elapsed().as_secs_f64();
-    let t = clock();
-    if let Some(constraint) = (0..num_constraints)
-        .into_par_iter()
-        .find_first(|&i| a[i] * b[i] != c[i])
-    {
+    let constraint = unsatisfied.into_inner();
+    if constraint != usize::MAX {
         return Err(WitnessMapError::Unsatisfied { constraint });
     }
-    timings.check = t.elapsed().as_secs_f64();
-    let t = clock();
-    let mut dv = ntt.upload_batch(&[&a, &b, &c])?;
-    drop((a, b, c));
-    timings.upload = t.elapsed().as_secs_f64();
     let t = clock();
     let coset = domain
         .get_coset(F::GENERATOR)

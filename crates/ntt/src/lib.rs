@@ -439,6 +439,52 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         Ok(())
     }
 
+    /// Writes every vector of `dv` in one pass over its rows, from the host's threads straight
+    /// into the upload's staging memory: `fill(row, blocks)` writes rows `row .. row + k` of
+    /// each vector, `blocks[v]` holding vector `v`'s `8 k` words (arkworks' packed words,
+    /// [`PackedWords::write_packed`]). For values computed row by row for all vectors at once
+    /// (the witness map's sparse products), with no intermediate vectors.
+    pub fn write_rows(
+        &self,
+        dv: &DeviceVec<F>,
+        fill: impl Fn(usize, &mut [&mut [u32]]) + Sync,
+    ) -> Result<()> {
+        let len = dv.len as u64;
+        let page = 1u64 << dv.page_log;
+        // Rows where some vector crosses into its next page: the pieces must not span one.
+        let mut cuts: Vec<u64> = (0..dv.batch as u64)
+            .flat_map(|v| {
+                let start = v * len;
+                let first = start.next_multiple_of(page);
+                (first..start + len)
+                    .step_by(page as usize)
+                    .map(move |g| g - start)
+            })
+            .filter(|&r| r > 0)
+            .chain([0, len])
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let fill = &fill;
+        for w in cuts.windows(2) {
+            let (r0, r1) = (w[0], w[1]);
+            let regions: Vec<(&wgpu::Buffer, u64)> = (0..dv.batch as u64)
+                .map(|v| {
+                    let g = v * len + r0;
+                    (
+                        &dv.data[(g >> dv.page_log) as usize],
+                        (g & (page - 1)) * ELEMENT_BYTES,
+                    )
+                })
+                .collect();
+            self.ctx
+                .write_par_zip(&regions, 8 * (r1 - r0), 8, |at, blocks| {
+                    fill(r0 as usize + at / 8, blocks)
+                })?;
+        }
+        Ok(())
+    }
+
     /// Downloads vector `index`.
     pub async fn download(&self, dv: &DeviceVec<F>, index: usize) -> Result<Vec<F>> {
         let mut enc = self.encoder();

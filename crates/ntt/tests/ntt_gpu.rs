@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use ark_ff::{FftField, Field, UniformRand, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
+use zkgpu_limbs::PackedWords;
 use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError, NttField};
 use zkgpu_runtime::GpuContext;
 
@@ -138,6 +139,43 @@ fn resizing_matches_arkworks() {
 #[test]
 fn batches_and_elementwise_kernels() {
     check_batches(GpuNtt::<ark_bls12_381::Fr>::new(ctx()), 5);
+}
+
+/// `write_rows` fills every vector of a batch row by row, in one pass: on one page, across
+/// pages (vectors that start inside a page and cross into the next, a vector of one and a
+/// half pages, vectors of exactly one page), and a single row; the values land where
+/// `download` finds them.
+#[test]
+fn rows_written_into_staging() {
+    type F = ark_bls12_381::Fr;
+    let value = |v: usize, row: usize| F::from((v * 1_000_003 + row) as u64) - F::from(5u64);
+    for (page_log, len, batch) in [
+        (22u32, 1000usize, 3usize),
+        (10, 700, 3),
+        (10, 1536, 2),
+        (10, 1024, 3),
+        (10, 1, 2),
+    ] {
+        let ntt = GpuNtt::<F>::new(ctx()).with_max_page_log(page_log);
+        let dv = ntt.zeroed(len, batch).unwrap();
+        ntt.write_rows(&dv, |row, blocks| {
+            assert_eq!(blocks.len(), batch);
+            for (v, block) in blocks.iter_mut().enumerate() {
+                assert_eq!(block.len() % 8, 0);
+                for (j, w) in block.chunks_exact_mut(8).enumerate() {
+                    value(v, row + j).write_packed(w);
+                }
+            }
+        })
+        .unwrap();
+        for v in 0..batch {
+            let want: Vec<F> = (0..len).map(|row| value(v, row)).collect();
+            assert!(
+                ntt.download_blocking(&dv, v).unwrap() == want,
+                "vector {v} of {batch} x {len} in pages of 2^{page_log}"
+            );
+        }
+    }
 }
 
 /// Batches paged across three bindings (one vector per page of 2^10 elements), a vector of

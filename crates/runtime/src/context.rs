@@ -653,6 +653,76 @@ impl GpuContext {
         Ok(())
     }
 
+    /// [`GpuContext::write_par`] for several regions filled in one pass: `regions[v]` is a
+    /// `(buffer, offset)` pair, each region `words` u32 words long, and `fill(at, blocks)`
+    /// writes words `at .. at + len` of every region at once (`blocks[v]` for region `v`, all
+    /// of length `len`; `at` and `len` multiples of `align` words). Values computed together
+    /// (the three sparse products of one constraint row) go straight into each region's
+    /// staging memory without an intermediate vector. Offsets must be multiples of 4.
+    pub fn write_par_zip(
+        &self,
+        regions: &[(&wgpu::Buffer, u64)],
+        words: u64,
+        align: usize,
+        fill: impl Fn(usize, &mut [&mut [u32]]) + Sync,
+    ) -> Result<()> {
+        if words == 0 || regions.is_empty() {
+            return Ok(());
+        }
+        let align = align.max(1);
+        // Blocks of at most 16 Ki words per region; pieces a little finer than write_par's, since
+        // the fill may be the expensive part.
+        let block = ((16 << 10) / align).max(1) * align;
+        let threads = rayon::current_num_threads().max(1) as u64;
+        let piece = (words / (4 * threads))
+            .max(1 << 16)
+            .next_multiple_of(block as u64);
+        let mut pieces = Vec::new();
+        let mut at = 0u64;
+        while at < words {
+            let len = piece.min(words - at);
+            let size = wgpu::BufferSize::new(4 * len)
+                .ok_or_else(|| GpuError::Device("empty piece of a parallel write".into()))?;
+            let views = regions
+                .iter()
+                .map(|&(buffer, offset)| {
+                    self.queue
+                        .write_buffer_with(buffer, offset + 4 * at, size)
+                        .ok_or_else(|| {
+                            GpuError::Device(format!(
+                                "writing {} bytes at {} into a buffer of {} bytes was refused",
+                                4 * len,
+                                offset + 4 * at,
+                                buffer.size()
+                            ))
+                        })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            pieces.push((at as usize, len as usize, views));
+            at += len;
+        }
+        let fill_piece =
+            |(start, total, mut views): (usize, usize, Vec<wgpu::QueueWriteBufferView>)| {
+                let mut tmp: Vec<Vec<u32>> = vec![vec![0u32; block]; views.len()];
+                let mut done = 0usize;
+                while done < total {
+                    let n = block.min(total - done);
+                    let mut blocks: Vec<&mut [u32]> = tmp.iter_mut().map(|t| &mut t[..n]).collect();
+                    fill(start + done, &mut blocks);
+                    for (view, t) in views.iter_mut().zip(&tmp) {
+                        let mut out = view.slice(4 * done..4 * (done + n));
+                        out.copy_from_slice(bytemuck::cast_slice(&t[..n]));
+                    }
+                    done += n;
+                }
+            };
+        #[cfg(not(target_arch = "wasm32"))]
+        pieces.into_par_iter().for_each(fill_piece);
+        #[cfg(target_arch = "wasm32")]
+        pieces.into_iter().for_each(fill_piece);
+        Ok(())
+    }
+
     /// A zero-filled storage buffer of `bytes` bytes (rounded up to 4).
     pub fn storage_zeroed(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
         let size = bytes.max(4).next_multiple_of(4);
