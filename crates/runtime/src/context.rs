@@ -592,7 +592,8 @@ impl GpuContext {
     /// single-threaded copy. `fill(at, block)` writes bytes `at .. at + block.len()` of the
     /// range; `at` and `block.len()` are multiples of `align` (the caller's element size),
     /// blocks are small (tens of KiB, so they stay in cache) and run in any order.
-    /// `offset` and `bytes` must be multiples of 4 (wgpu's copy alignment).
+    /// `offset`, `bytes` and `align` must be multiples of 4 (wgpu's copy alignment).
+    /// [`GpuContext::write_par_zip`] with one region.
     pub fn write_par(
         &self,
         buffer: &wgpu::Buffer,
@@ -601,56 +602,15 @@ impl GpuContext {
         align: usize,
         fill: impl Fn(usize, &mut [u8]) + Sync,
     ) -> Result<()> {
-        if bytes == 0 {
-            return Ok(());
+        if !bytes.is_multiple_of(4) || !align.is_multiple_of(4) {
+            return Err(GpuError::Device(format!(
+                "a parallel write of {bytes} bytes in elements of {align}: both must be \
+                 multiples of 4"
+            )));
         }
-        let align = align.max(1);
-        // A few staging buffers per thread: each is its own `write_buffer_with` view, which
-        // can move to a worker thread; a block is at most 64 KiB.
-        let block = ((64 << 10) / align).max(1) * align;
-        let threads = rayon::current_num_threads().max(1) as u64;
-        let piece = (bytes / (2 * threads))
-            .max(1 << 20)
-            .next_multiple_of(block as u64);
-        let mut views = Vec::new();
-        let mut at = 0u64;
-        while at < bytes {
-            let len = piece.min(bytes - at);
-            let size = wgpu::BufferSize::new(len)
-                .ok_or_else(|| GpuError::Device("empty piece of a parallel write".into()))?;
-            let view = self
-                .queue
-                .write_buffer_with(buffer, offset + at, size)
-                .ok_or_else(|| {
-                    GpuError::Device(format!(
-                        "writing {len} bytes at {} into a buffer of {} bytes was refused",
-                        offset + at,
-                        buffer.size()
-                    ))
-                })?;
-            views.push((at as usize, view));
-            at += len;
-        }
-        let fill_view = |(start, mut view): (usize, wgpu::QueueWriteBufferView)| {
-            let mut tmp = vec![0u8; block];
-            let mut out = view.slice(..);
-            let mut done = 0usize;
-            while !out.is_empty() {
-                let n = block.min(out.len());
-                let (head, tail) = out.split_at(n);
-                fill(start + done, &mut tmp[..n]);
-                let mut head = head;
-                head.copy_from_slice(&tmp[..n]);
-                out = tail;
-                done += n;
-            }
-        };
-        // wgpu's types are not Send on wasm32 (and there are no threads to use there).
-        #[cfg(not(target_arch = "wasm32"))]
-        views.into_par_iter().for_each(fill_view);
-        #[cfg(target_arch = "wasm32")]
-        views.into_iter().for_each(fill_view);
-        Ok(())
+        self.write_par_zip(&[(buffer, offset)], bytes / 4, align / 4, |at, blocks| {
+            fill(4 * at, bytemuck::cast_slice_mut(&mut *blocks[0]))
+        })
     }
 
     /// [`GpuContext::write_par`] for several regions filled in one pass: `regions[v]` is a
@@ -670,8 +630,9 @@ impl GpuContext {
             return Ok(());
         }
         let align = align.max(1);
-        // Blocks of at most 16 Ki words per region; pieces a little finer than write_par's, since
-        // the fill may be the expensive part.
+        // Blocks of at most 16 Ki words (64 KiB) per region, small enough to stay in cache;
+        // about four pieces per thread, since the fill may be the expensive part and rows can
+        // cost unevenly.
         let block = ((16 << 10) / align).max(1) * align;
         let threads = rayon::current_num_threads().max(1) as u64;
         let piece = (words / (4 * threads))
