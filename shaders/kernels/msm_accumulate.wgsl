@@ -48,6 +48,8 @@ override WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(11) var<storage, read_write> partials: array<u32>;
 // Chunks in accumulation order: (bucket slot + 1, chunk index) pairs, (0, 0) past the last.
 @group(0) @binding(12) var<storage, read> chunk_order: array<u32>;
+// Buckets of zero or several chunks (msm_chunk_counts): [0] how many, [2..] their slots.
+@group(0) @binding(15) var<storage, read> combine_list: array<u32>;
 
 // Bases are stored packed (FE_PACKED words a register), as the VM's registers are: loaded
 // without conversion.
@@ -132,7 +134,9 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // Sums of chunk partials. Mode 0, one invocation per bucket: the sum of its partials into
-// bucket_sums (a copy for one, the identity for none). Mode 1, one level of a tree for
+// bucket_sums (a copy for one, the identity for none). Mode 2 is mode 0 for the buckets of
+// combine_list only (none or several chunks; the reduction reads a one-chunk bucket's sum
+// from its partial). Mode 1, one level of a tree for
 // buckets of many chunks, one invocation per entry of chunk_order: the partials of a bucket
 // still to be added sit `stride` apart (stride = group^level), and the invocation of chunk
 // index q (a multiple of stride x group) adds the `group` of them from q on and writes the sum
@@ -149,6 +153,12 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (j >= ap.windows * ap.buckets) {
             return;
         }
+        m = (chunk_counts[slot] + stride - 1u) / stride;
+    } else if (ap.level_mode == 2u) {
+        if (j >= combine_list[0]) {
+            return;
+        }
+        slot = combine_list[2u + j];
         m = (chunk_counts[slot] + stride - 1u) / stride;
     } else {
         if (j >= ap.windows * ap.cap) {
@@ -173,7 +183,7 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
     vm_consts = ap.consts;
     let first = chunk_offsets[slot];
     let acc = ap.acc_regs;
-    if (ap.level_mode == 0u && m == 1u) {
+    if (ap.level_mode != 1u && m == 1u) {
         for (var r = 0u; r < acc; r++) {
             store_sum((slot * acc + r) * FE_WORDS, load_partial((first * acc + r) * FE_WORDS));
         }
@@ -191,7 +201,7 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         vm_run(entry_pc);
     }
-    if (ap.level_mode == 0u) {
+    if (ap.level_mode != 1u) {
         for (var r = 0u; r < acc; r++) {
             store_sum((slot * acc + r) * FE_WORDS, reg(r));
         }
@@ -203,12 +213,17 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// Bucket reduction: one invocation per segment of `seg_len` consecutive buckets
-// lo..hi - 1 of a window. With running sums from the top bucket down it computes the plain
-// sum R = sum_b B_b and the weighted sum S = sum_b (b - lo + 1) B_b, then by double-and-add
-// M = (lo - 1) R, and writes G = S + M = sum_b b B_b: the window's total is the plain sum of
-// its segments' G, which msm_combine_chunks adds up in a few tree levels (docs/msm.md).
-// Loops count to uniforms and to the bit length of lo - 1.
+// Bucket reduction: one invocation per segment t of `seg_len` consecutive buckets
+// lo..hi - 1 of a window, lo = 1 + t seg_len. With running sums from the top bucket down it
+// computes the plain sum R_t = sum_b B_b and the local weighted sum
+// S_t = sum_b (b - lo + 1) B_b, so that the segment's share of the window's sum_b b B_b is
+// S_t + t seg_len R_t. The offsets are not multiplied out here (a double-and-add per segment
+// was a third of the work and of the serial chain): the invocation writes S_t into row 0 of
+// its window's block, and R_t into row i + 1 for every set bit i of t, at t's index among the
+// segments with that bit set. The window's sum is then
+// sum row 0 + seg_len sum_i 2^i (sum row i + 1): msm_combine_chunks sums every row in a few
+// tree levels and the host weighs the rows (docs/msm.md).
+// Loops count to uniforms.
 
 struct ReduceParams {
     // Segments over all windows (windows x segments per window).
@@ -220,12 +235,14 @@ struct ReduceParams {
     acc_regs: u32,
     // Buckets per window (bucket 0 is empty and skipped).
     buckets: u32,
-    // Segments per window, and buckets per segment.
+    // Segments per window (a power of two), and buckets per segment.
     segments: u32,
     seg_len: u32,
-    entry_dbl: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // log2(segments): rows 1..=bits of a window's block hold segments / 2 sums each.
+    bits: u32,
+    // Points per window's block: segments (1 + bits / 2).
+    block: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(7) var<uniform> rp: ReduceParams;
@@ -233,7 +250,6 @@ struct ReduceParams {
 
 var<private> run_acc: array<PackedFe, 8>;
 var<private> sum_acc: array<PackedFe, 8>;
-var<private> mul_acc: array<PackedFe, 8>;
 
 fn load_sum(offset: u32) -> Fe {
     var w: array<u32, FE_WORDS>;
@@ -262,93 +278,65 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
     let t = j % rp.segments;
     let lo = min(1u + t * rp.seg_len, rp.buckets);
     let hi = min(lo + rp.seg_len, rp.buckets);
-    let m = lo - 1u;
-    // Bits of m: the top one makes M = R, each lower one a doubling and, when set, an add.
-    let nb = 32u - countLeadingZeros(m);
-    // Step 0: R and S start at the identity. Odd step 2i+1 < 2(hi-lo)+1: R += B_b for the
-    // i-th bucket from the top; even step 2i+2: S += R. Then two steps per bit of m below the
-    // top one (M = 2M; M += R if the bit is set), and last S + M. One vm_run call site.
+    // Step 0: R and S start at the identity. Odd step 2i+1: R += B_b for the i-th bucket from
+    // the top; even step 2i+2: S += R. One vm_run call site.
     let runs = 2u * (hi - lo);
-    let muls = 2u * nb;
-    let steps = runs + muls + 1u;
-    for (var k = 0u; k <= steps; k++) {
+    for (var k = 0u; k <= runs; k++) {
         var entry_pc = rp.entry_identity;
-        var run = true;
-        // Where the result goes: 0 both sums (step 0), 1 R, 2 S, 3 M.
+        // Where the result goes: 0 both sums (step 0), 1 R, 2 S.
         var dest = 0u;
-        if (k > 0u && k <= runs) {
+        if (k > 0u) {
             entry_pc = rp.entry_add;
             if ((k & 1u) == 1u) {
                 dest = 1u;
                 let b = hi - 1u - (k - 1u) / 2u;
-                let base = (w * rp.buckets + b) * acc;
+                let slot = w * rp.buckets + b;
                 for (var r = 0u; r < acc; r++) {
                     regs[r] = run_acc[r];
-                    set_reg(acc + r, load_sum((base + r) * FE_WORDS));
                 }
-            } else {
-                dest = 2u;
-                for (var r = 0u; r < acc; r++) {
-                    regs[r] = sum_acc[r];
-                    regs[acc + r] = run_acc[r];
-                }
-            }
-        } else if (k > runs && k <= runs + muls) {
-            dest = 3u;
-            let q = k - runs - 1u;
-            let bit = nb - 1u - q / 2u;
-            if (bit == nb - 1u) {
-                // The top bit: M = R.
-                run = false;
-                if ((q & 1u) == 0u) {
+                // A bucket of one chunk: its sum is that chunk's partial (not copied).
+                if (chunk_counts[slot] == 1u) {
+                    let base = chunk_offsets[slot] * acc;
                     for (var r = 0u; r < acc; r++) {
-                        mul_acc[r] = run_acc[r];
+                        set_reg(acc + r, load_partial((base + r) * FE_WORDS));
+                    }
+                } else {
+                    for (var r = 0u; r < acc; r++) {
+                        set_reg(acc + r, load_sum(((slot * acc) + r) * FE_WORDS));
                     }
                 }
-            } else if ((q & 1u) == 0u) {
-                entry_pc = rp.entry_dbl;
-                for (var r = 0u; r < acc; r++) {
-                    regs[r] = mul_acc[r];
-                }
-            } else if (((m >> bit) & 1u) == 1u) {
-                entry_pc = rp.entry_add;
-                for (var r = 0u; r < acc; r++) {
-                    regs[r] = mul_acc[r];
-                    regs[acc + r] = run_acc[r];
-                }
             } else {
-                run = false;
-            }
-        } else if (k > 0u) {
-            // Last: G = S + M; nothing to add when m = 0.
-            if (nb == 0u) {
-                run = false;
-            } else {
-                entry_pc = rp.entry_add;
                 dest = 2u;
                 for (var r = 0u; r < acc; r++) {
                     regs[r] = sum_acc[r];
-                    regs[acc + r] = mul_acc[r];
+                    regs[acc + r] = run_acc[r];
                 }
             }
         }
-        if (run) {
-            vm_run(entry_pc);
-            for (var r = 0u; r < acc; r++) {
-                if (dest == 0u || dest == 1u) {
-                    run_acc[r] = regs[r];
-                }
-                if (dest == 0u || dest == 2u) {
-                    sum_acc[r] = regs[r];
-                }
-                if (dest == 3u) {
-                    mul_acc[r] = regs[r];
-                }
+        vm_run(entry_pc);
+        for (var r = 0u; r < acc; r++) {
+            if (dest != 2u) {
+                run_acc[r] = regs[r];
+            }
+            if (dest != 1u) {
+                sum_acc[r] = regs[r];
             }
         }
     }
+    let block = w * rp.block;
     for (var r = 0u; r < acc; r++) {
-        store_seg((j * acc + r) * FE_WORDS, fe_unpack(sum_acc[r]));
+        store_seg(((block + t) * acc + r) * FE_WORDS, fe_unpack(sum_acc[r]));
+    }
+    let half = rp.segments / 2u;
+    for (var i = 0u; i < rp.bits; i++) {
+        if (((t >> i) & 1u) == 1u) {
+            // t without bit i: its index among the segments whose bit i is set.
+            let index = ((t >> (i + 1u)) << i) | (t & ((1u << i) - 1u));
+            let at = block + rp.segments + i * half + index;
+            for (var r = 0u; r < acc; r++) {
+                store_seg((at * acc + r) * FE_WORDS, fe_unpack(run_acc[r]));
+            }
+        }
     }
 }
 

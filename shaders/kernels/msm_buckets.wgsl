@@ -9,7 +9,10 @@
 //                next free slot for every window (and every base set: below);
 //   msm_chunk_counts  one invocation per bucket: how many chunks of at most `chunk` entries
 //                the bucket splits into (load balancing; msm_scan then gives chunk offsets),
-//                and a histogram of chunk sizes (largest first);
+//                a histogram of chunk sizes (largest first), the list of buckets whose sum
+//                is not their one chunk's, and the most chunks of a bucket;
+//   msm_combine_args  one invocation: the indirect dispatch sizes of the chunk sums from
+//                that list and that maximum (tree levels no bucket needs get no workgroups);
 //   msm_chunk_order   one invocation per bucket: lists its chunks as (bucket + 1, chunk index)
 //                pairs sorted by size, largest first (a counting sort over the histogram's
 //                prefix sums), so that the lanes of a warp accumulate chunks of about equal
@@ -69,6 +72,10 @@ const SCAN_THREADS: u32 = 256u;
 @group(0) @binding(5) var<uniform> bp: BucketParams;
 // The chunk-size histogram (msm_chunk_counts), or the cursors of its bins (msm_chunk_order).
 @group(0) @binding(6) var<storage, read_write> chunk_bins: array<atomic<u32>>;
+// Buckets of zero or several chunks, whose sums msm_combine_chunks writes (a one-chunk
+// bucket's sum is its chunk's, read in place by the reduction): [0] how many, [1] the most
+// chunks of any bucket, [2..] their slots, in no fixed order.
+@group(0) @binding(8) var<storage, read_write> combine_list: array<atomic<u32>>;
 
 // Bits [w c, w c + c) of scalar i.
 fn window_bits(i: u32, w: u32) -> u32 {
@@ -246,23 +253,91 @@ fn chunk_split(slot: u32) -> vec2<u32> {
     return vec2<u32>(size / bp.chunk, size % bp.chunk);
 }
 
+var<workgroup> wg_listed: atomic<u32>;
+var<workgroup> wg_most: atomic<u32>;
+var<workgroup> wg_base: u32;
+
 // Binding 2 holds the bucket sizes (the scatter's cursors end equal to them), binding 3 the
-// chunk counts, binding 6 the chunk-size histogram.
+// chunk counts, binding 6 the chunk-size histogram, binding 8 the combine list (its count and
+// maximum zeroed). The list and the maximum are gathered per workgroup first, so the global
+// atomics are one per workgroup.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn msm_chunk_counts(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn msm_chunk_counts(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
     let slot = gid.x + gid.y * bp.row_stride;
-    if (slot >= bp.windows * bp.buckets) {
-        return;
+    var chunks = 0u;
+    var listed = false;
+    var at = 0u;
+    if (slot < bp.windows * bp.buckets) {
+        let split = chunk_split(slot);
+        let full = split.x;
+        let rest = split.y;
+        chunks = full + select(0u, 1u, rest != 0u);
+        offsets[slot] = chunks;
+        if (full != 0u) {
+            atomicAdd(&chunk_bins[chunk_key(bp.chunk)], full);
+        }
+        if (rest != 0u) {
+            atomicAdd(&chunk_bins[chunk_key(rest)], 1u);
+        }
+        listed = chunks != 1u;
+        if (listed) {
+            at = atomicAdd(&wg_listed, 1u);
+        }
+        atomicMax(&wg_most, chunks);
     }
-    let split = chunk_split(slot);
-    let full = split.x;
-    let rest = split.y;
-    offsets[slot] = full + select(0u, 1u, rest != 0u);
-    if (full != 0u) {
-        atomicAdd(&chunk_bins[chunk_key(bp.chunk)], full);
+    workgroupBarrier();
+    if (lid == 0u) {
+        let k = atomicLoad(&wg_listed);
+        if (k != 0u) {
+            wg_base = atomicAdd(&combine_list[0], k);
+        }
+        atomicMax(&combine_list[1], atomicLoad(&wg_most));
     }
-    if (rest != 0u) {
-        atomicAdd(&chunk_bins[chunk_key(rest)], 1u);
+    workgroupBarrier();
+    if (listed) {
+        atomicStore(&combine_list[2u + wg_base + at], slot);
+    }
+}
+
+struct ArgsParams {
+    // Most workgroups in x of the listed buckets' dispatch (its kernel's row stride is this
+    // times WORKGROUP_SIZE).
+    x_max: u32,
+    // Tree levels over large buckets' chunks, the chunk sums one invocation adds per level,
+    // and the levels' full grid.
+    levels: u32,
+    group: u32,
+    full_x: u32,
+    full_y: u32,
+    _pad1: u32,
+    _pad2: u32,
+    _pad3: u32,
+}
+
+@group(0) @binding(9) var<storage, read_write> dispatch_args: array<u32>;
+@group(0) @binding(10) var<uniform> gp: ArgsParams;
+
+// Indirect dispatch sizes (x, y, 1): [0..3) one invocation per listed bucket; then per tree
+// level l (partials group^l apart) the full grid where some bucket has more than group^l
+// chunks, else no workgroups. Loops count to a uniform.
+@compute @workgroup_size(1)
+fn msm_combine_args() {
+    let listed = atomicLoad(&combine_list[0]);
+    let most = atomicLoad(&combine_list[1]);
+    let groups = (listed + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    dispatch_args[0] = min(groups, gp.x_max);
+    dispatch_args[1] = (groups + gp.x_max - 1u) / gp.x_max;
+    dispatch_args[2] = 1u;
+    var stride = 1u;
+    for (var l = 0u; l < gp.levels; l++) {
+        let run = most > stride;
+        dispatch_args[3u + 3u * l] = select(0u, gp.full_x, run);
+        dispatch_args[4u + 3u * l] = select(0u, gp.full_y, run);
+        dispatch_args[5u + 3u * l] = 1u;
+        stride = stride * gp.group;
     }
 }
 

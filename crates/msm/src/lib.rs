@@ -179,9 +179,13 @@ fn scan_blocks(buckets: u32) -> u32 {
     buckets.div_ceil(SCAN_BLOCK).max(1)
 }
 
-/// Segment sums per window that the host adds up; the GPU sums larger sets in tree levels
-/// first.
-const HOST_SUMS: u32 = 64;
+/// Reduction sums that the host adds up per MSM part, at most (all windows' rows together,
+/// [`RowLayout`]); the GPU sums longer rows in tree levels first. A level is a few serial
+/// additions at low occupancy (about 0.17 ms for G1 and 0.56 ms for G2 on the H100), while
+/// the host decodes and adds about a point a microsecond per thread: with 64 per row for
+/// three sets of 16 windows the host took 30 ms (docs/PERFORMANCE.md).
+const HOST_SUMS: u32 = 1024;
+
 /// The default [`MsmConfig::tree_group`]: on the H100, groups of 4 beat 16 in the
 /// reduction of every group measured (BLS12-381 G1 at 2^16 and 2^20 points, G2 at 2^18:
 /// 1.97 / 4.65 / 15.7 ms against 2.38 / 5.1 / 17.1 ms; docs/PERFORMANCE.md).
@@ -217,6 +221,22 @@ struct BucketParams {
     _pad: [u32; 3],
 }
 
+/// `msm_combine_args`' parameters (shaders/kernels/msm_buckets.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct ArgsParams {
+    x_max: u32,
+    levels: u32,
+    group: u32,
+    full_x: u32,
+    full_y: u32,
+    _pad: [u32; 3],
+}
+
+/// Workgroups in x of the indirect dispatch over the combine list (its row stride is this
+/// times [`WORKGROUP_SIZE`]); within WebGPU's default 65,535.
+const LIST_X: u32 = 32_768;
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct FoldParams {
@@ -246,8 +266,9 @@ struct ReduceParams {
     buckets: u32,
     segments: u32,
     seg_len: u32,
-    entry_dbl: u32,
-    _pad: [u32; 2],
+    bits: u32,
+    block: u32,
+    _pad: u32,
 }
 
 #[repr(C)]
@@ -934,6 +955,15 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 (3, &s.chunk_counts),
                 (5, &s.ccparams),
                 (6, &s.chunk_hist),
+                (8, &s.combine_list),
+            ],
+        );
+        let bg_args = ctx.bind_group(
+            &p.args,
+            &[
+                (8, &s.combine_list),
+                (9, &s.dispatch_args),
+                (10, &s.gparams),
             ],
         );
         let bg_chunk_scan = scan_groups(&s.chunk_counts, &s.chunk_offsets, &s.csparams);
@@ -974,6 +1004,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                     (10, &s.chunk_counts),
                     (11, &s.partials),
                     (12, &s.chunk_order),
+                    (15, &s.combine_list),
                 ],
             )
         };
@@ -987,6 +1018,9 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 (5, &s.sums),
                 (7, &s.rparams),
                 (8, &s.seg_out),
+                (9, &s.chunk_offsets),
+                (10, &s.chunk_counts),
+                (11, &s.partials),
             ],
         );
         // Tree levels: each window's segment sums added up in groups.
@@ -1003,6 +1037,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                     (10, &level.count),
                     (11, level_in),
                     (12, &s.chunk_order),
+                    (15, &s.combine_list),
                 ],
             );
             level_groups.push((bg, grid(level.groups, WORKGROUP_SIZE, max)));
@@ -1012,51 +1047,71 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
 
         let device = ctx.device();
         // (stage kind, pipeline, bind group, dispatch): kinds index MsmTimings' GPU fields.
-        let mut stages: Vec<(Stage, &Pipeline, &wgpu::BindGroup, (u32, u32))> = vec![
-            (Stage::Digits, &p.digits, &bg_digits, (sx, sy)),
+        let mut stages: Vec<(Stage, &Pipeline, &wgpu::BindGroup, Dispatch)> = vec![
+            (Stage::Digits, &p.digits, &bg_digits, Dispatch::Grid(sx, sy)),
             (
                 Stage::Scan,
                 &p.scan_blocks,
                 &bg_scan.0,
-                (bucket_blocks, windows),
+                Dispatch::Grid(bucket_blocks, windows),
             ),
-            (Stage::Scan, &p.scan, &bg_scan.1, (bucket_blocks, windows)),
-            (Stage::Scatter, &p.scatter, &bg_scatter, (sx, sy)),
-            (Stage::Scan, &p.chunks, &bg_chunks, (cx, cy)),
+            (
+                Stage::Scan,
+                &p.scan,
+                &bg_scan.1,
+                Dispatch::Grid(bucket_blocks, windows),
+            ),
+            (
+                Stage::Scatter,
+                &p.scatter,
+                &bg_scatter,
+                Dispatch::Grid(sx, sy),
+            ),
+            (Stage::Scan, &p.chunks, &bg_chunks, Dispatch::Grid(cx, cy)),
+            (Stage::Scan, &p.args, &bg_args, Dispatch::Grid(1, 1)),
             (
                 Stage::Scan,
                 &p.scan_blocks,
                 &bg_chunk_scan.0,
-                (bucket_blocks, windows),
+                Dispatch::Grid(bucket_blocks, windows),
             ),
             (
                 Stage::Scan,
                 &p.scan,
                 &bg_chunk_scan.1,
-                (bucket_blocks, windows),
+                Dispatch::Grid(bucket_blocks, windows),
             ),
             (
                 Stage::Scan,
                 &p.scan_blocks,
                 &bg_bin_scan.0,
-                (scan_blocks(CHUNK_BINS), 1),
+                Dispatch::Grid(scan_blocks(CHUNK_BINS), 1),
             ),
             (
                 Stage::Scan,
                 &p.scan,
                 &bg_bin_scan.1,
-                (scan_blocks(CHUNK_BINS), 1),
+                Dispatch::Grid(scan_blocks(CHUNK_BINS), 1),
             ),
-            (Stage::Scan, &p.order, &bg_order, (cx, cy)),
-            (Stage::Accumulate, &p.acc, &bg_acc, (ax, ay)),
+            (Stage::Scan, &p.order, &bg_order, Dispatch::Grid(cx, cy)),
+            (Stage::Accumulate, &p.acc, &bg_acc, Dispatch::Grid(ax, ay)),
         ];
-        for bg in &bg_chunk_levels {
-            stages.push((Stage::Combine, &p.combine, bg, (ax, ay)));
+        // The chunk sums' dispatches are sized on the GPU (msm_combine_args): the tree levels
+        // only where some bucket has that many chunks, the last pass only over the buckets of
+        // zero or several chunks.
+        for (l, bg) in bg_chunk_levels.iter().enumerate() {
+            let offset = 12 * (l as u64 + 1);
+            stages.push((Stage::Combine, &p.combine, bg, Dispatch::Indirect(offset)));
         }
-        stages.push((Stage::Combine, &p.combine, &bg_combine, (cx, cy)));
-        stages.push((Stage::Reduce, &p.reduce, &bg_reduce, (rx, ry)));
+        stages.push((
+            Stage::Combine,
+            &p.combine,
+            &bg_combine,
+            Dispatch::Indirect(0),
+        ));
+        stages.push((Stage::Reduce, &p.reduce, &bg_reduce, Dispatch::Grid(rx, ry)));
         for (bg, (x, y, _)) in &level_groups {
-            stages.push((Stage::Reduce, &p.combine, bg, (*x, *y)));
+            stages.push((Stage::Reduce, &p.combine, bg, Dispatch::Grid(*x, *y)));
         }
         let n_stamps = 2 * stages.len() as u32;
         let stamps = (stamps && ctx.has_timestamps()).then(|| {
@@ -1078,7 +1133,9 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         ] {
             enc.clear_buffer(buf, 0, None);
         }
-        for (k, (_, pipeline, bind, (x, y))) in stages.iter().enumerate() {
+        // The combine list's count and maximum.
+        enc.clear_buffer(&s.combine_list, 0, Some(8));
+        for (k, (_, pipeline, bind, dispatch)) in stages.iter().enumerate() {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("msm stage"),
                 timestamp_writes: stamps.as_ref().map(|q| wgpu::ComputePassTimestampWrites {
@@ -1089,7 +1146,12 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             });
             pass.set_pipeline(&pipeline.pipeline);
             pass.set_bind_group(0, *bind, &[]);
-            pass.dispatch_workgroups(*x, *y, 1);
+            match *dispatch {
+                Dispatch::Grid(x, y) => pass.dispatch_workgroups(x, y, 1),
+                Dispatch::Indirect(offset) => {
+                    pass.dispatch_workgroups_indirect(&s.dispatch_args, offset)
+                }
+            }
         }
         let resolve = stamps.as_ref().map(|q| {
             let buf = device.create_buffer(&wgpu::BufferDescriptor {
@@ -1104,7 +1166,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         // The download of the window sums rides in the same submission as the kernels, so it
         // does not wait behind work another thread queues meanwhile (the queue is FIFO; the
         // Groth16 prover's transforms are submitted while its MSMs run).
-        let per = s.levels.last().map_or(shape.segments, |l| l.per);
+        let per: u32 = s.left.iter().sum();
         let result_words = (windows * per) as usize * C::acc_words();
         let pending = ctx.record_read_back(&mut enc, level_in, 0, result_words, 4);
         let t = web_time::Instant::now();
@@ -1125,8 +1187,14 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         if let Some(buf) = &resolve {
             let ticks: Vec<u64> = ctx.read_back(buf, 8 * u64::from(n_stamps)).await?;
             let period = f64::from(ctx.queue().get_timestamp_period()) * 1e-9;
-            for (k, (kind, ..)) in stages.iter().enumerate() {
+            // A developer's view of every pass (ZKGPU_MSM_PASSES=1): which dispatch of a
+            // stage takes the time.
+            let passes = std::env::var_os("ZKGPU_MSM_PASSES").is_some();
+            for (k, (kind, _, _, dispatch)) in stages.iter().enumerate() {
                 let secs = ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
+                if passes {
+                    eprintln!("pass {k:2} {kind:?} {dispatch:?}: {:.3} ms", secs * 1e3);
+                }
                 *match kind {
                     Stage::Digits => &mut timings.digits,
                     Stage::Scan => &mut timings.scan,
@@ -1140,12 +1208,14 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         drop(stages);
         drop(level_groups);
         drop(bg_chunk_levels);
+        let left = s.left.clone();
+        let seg_bits = (shape.c - 1) - shape.segments.trailing_zeros();
         self.return_scratch(s);
         let t = web_time::Instant::now();
         let set_words = sum_words.len() / sets as usize;
         let result = sum_words
             .chunks(set_words.max(1))
-            .map(|w| combine_windows::<C>(w, per as usize, shape.c))
+            .map(|w| combine_windows::<C>(w, &left, seg_bits, shape.c))
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| GpuError::Device(format!("window sums do not decode: {e}")))?;
         timings.host_combine += t.elapsed().as_secs_f64();
@@ -1178,6 +1248,9 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 .await?,
             order: ctx
                 .pipeline(b, "msm_chunk_order", Checks::Default, &[])
+                .await?,
+            args: ctx
+                .pipeline(b, "msm_combine_args", Checks::Default, &[])
                 .await?,
             acc: ctx
                 .pipeline(a, "msm_bucket_accumulate", trusted, &[])
@@ -1232,7 +1305,8 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let max = ctx.limits().max_compute_workgroups_per_dimension;
         let (_, _, stride) = grid(n, WORKGROUP_SIZE, max);
         let (_, _, cstride) = grid(slots, WORKGROUP_SIZE, max);
-        let (_, _, astride) = grid(chunk_slots, WORKGROUP_SIZE, max);
+        let (ax, ay, astride) = grid(chunk_slots, WORKGROUP_SIZE, max);
+        let chunk_grid = (ax, ay);
         let point_bytes = C::acc_words() as u64 * 4;
         // The chunk-size histogram: sizes chunk - key_div * k .. in bin k.
         let key_div = chunk.div_ceil(CHUNK_BINS);
@@ -1293,22 +1367,29 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let zeroed = |label: &str, bytes: u64| ctx.storage_zeroed(label, bytes);
         let windows_n = u64::from(windows) * u64::from(n) * u64::from(load);
         let digits_n = u64::from(digit_windows) * u64::from(n);
-        // Tree levels: each window's segment sums added up in groups of tree_group until at
-        // most HOST_SUMS are left, by msm_combine_chunks over (offset, count) runs.
+        // Tree levels: every row of each window's block of segment sums (docs/msm.md) added
+        // up in groups of tree_group until each row has at most `target` sums left, by
+        // msm_combine_chunks over (offset, count) groups.
+        let layout = RowLayout::new(segments, windows);
         let mut levels = Vec::new();
-        let mut per = segments;
-        while per > HOST_SUMS {
-            let next = per.div_ceil(tree_group);
-            let groups = windows * next;
-            let (first, count): (Vec<u32>, Vec<u32>) = (0..groups)
-                .map(|g| {
-                    let (w, q) = (g / next, g % next);
-                    (
-                        w * per + q * tree_group,
-                        tree_group.min(per - q * tree_group),
-                    )
-                })
-                .unzip();
+        let mut runs = layout.rows.clone();
+        while runs.iter().any(|&len| len > layout.target) {
+            let next: Vec<u32> = runs.iter().map(|len| len.div_ceil(tree_group)).collect();
+            let per: u32 = runs.iter().sum();
+            let next_per: u32 = next.iter().sum();
+            let groups = windows * next_per;
+            let mut first = Vec::with_capacity(groups as usize);
+            let mut count = Vec::with_capacity(groups as usize);
+            for w in 0..windows {
+                let mut at = w * per;
+                for &len in &runs {
+                    for q in 0..len.div_ceil(tree_group) {
+                        first.push(at + q * tree_group);
+                        count.push(tree_group.min(len - q * tree_group));
+                    }
+                    at += len;
+                }
+            }
             let (_, _, gstride) = grid(groups, WORKGROUP_SIZE, max);
             levels.push(TreeLevel {
                 first: ctx.storage_buffer("msm tree group offsets", &first)?,
@@ -1324,9 +1405,8 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                     },
                 ),
                 groups,
-                per: next,
             });
-            per = next;
+            runs = next;
         }
         Ok(Scratch {
             shape,
@@ -1348,7 +1428,10 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             bin_cursors: zeroed("msm chunk bin cursors", u64::from(bins) * 4)?,
             chunk_order: zeroed("msm chunk order", u64::from(chunk_slots) * 8)?,
             partials: zeroed("msm chunk sums", u64::from(chunk_slots) * point_bytes)?,
-            seg_out: zeroed("msm segment sums", u64::from(threads) * point_bytes)?,
+            seg_out: zeroed(
+                "msm segment sums",
+                u64::from(windows) * u64::from(layout.block()) * point_bytes,
+            )?,
             // Digits, histogram scan and scatter: the digit windows, and the sets.
             bparams: ctx.uniform_buffer(
                 "msm bucket params",
@@ -1378,9 +1461,26 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             mparams: ctx.uniform_buffer(
                 "msm combine params",
                 &AccumulateParams {
-                    row_stride: cstride,
+                    row_stride: LIST_X * WORKGROUP_SIZE,
                     stride: chunk_stride,
+                    level_mode: 2,
                     ..accumulate
+                },
+            ),
+            combine_list: zeroed("msm combine list", (2 + u64::from(slots)) * 4)?,
+            dispatch_args: ctx.indirect_buffer(
+                "msm chunk sums dispatch",
+                3 * (1 + chunk_levels.len() as u64),
+            )?,
+            gparams: ctx.uniform_buffer(
+                "msm combine args params",
+                &ArgsParams {
+                    x_max: LIST_X,
+                    levels: chunk_levels.len() as u32,
+                    group: chunk_group,
+                    full_x: chunk_grid.0,
+                    full_y: chunk_grid.1,
+                    _pad: [0; 3],
                 },
             ),
             chunk_levels,
@@ -1396,11 +1496,13 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                     buckets,
                     segments,
                     seg_len: (buckets - 1) / segments,
-                    entry_dbl: self.entries[3],
-                    _pad: [0; 2],
+                    bits: segments.trailing_zeros(),
+                    block: layout.block(),
+                    _pad: 0,
                 },
             ),
             levels,
+            left: runs,
         })
     }
 
@@ -1617,7 +1719,22 @@ impl Shape {
                 shape = Self::with_window::<C>(n, sets, fold, narrower)?;
             }
         }
+        // The reduction's outputs grow with the segments (one row per bit of the segment
+        // index): fewer segments where they would not fit one binding.
+        if config.reduce_segments.is_none() {
+            while shape.seg_out_bytes::<C>() > max_binding && shape.segments > 1 {
+                shape.segments /= 2;
+            }
+        }
         Ok(shape)
+    }
+
+    /// Bytes of the reduction's outputs: each window's block of rows ([`RowLayout`]).
+    fn seg_out_bytes<C: GpuCurve>(&self) -> u64 {
+        u64::from(self.windows)
+            * u64::from(RowLayout::new(self.segments, self.windows).block())
+            * C::acc_words() as u64
+            * 4
     }
 
     /// Bytes of the largest working buffer.
@@ -1790,6 +1907,7 @@ struct Pipelines {
     scatter: std::sync::Arc<Pipeline>,
     chunks: std::sync::Arc<Pipeline>,
     order: std::sync::Arc<Pipeline>,
+    args: std::sync::Arc<Pipeline>,
     acc: std::sync::Arc<Pipeline>,
     combine: std::sync::Arc<Pipeline>,
     reduce: std::sync::Arc<Pipeline>,
@@ -1815,6 +1933,11 @@ struct Scratch {
     bin_cursors: wgpu::Buffer,
     chunk_order: wgpu::Buffer,
     partials: wgpu::Buffer,
+    /// Buckets whose sums the chunk sums pass writes: count, most chunks, slots.
+    combine_list: wgpu::Buffer,
+    /// Indirect dispatch sizes of the chunk sums (`msm_combine_args`).
+    dispatch_args: wgpu::Buffer,
+    gparams: wgpu::Buffer,
     seg_out: wgpu::Buffer,
     bparams: wgpu::Buffer,
     ccparams: wgpu::Buffer,
@@ -1826,6 +1949,8 @@ struct Scratch {
     chunk_levels: Vec<wgpu::Buffer>,
     rparams: wgpu::Buffer,
     levels: Vec<TreeLevel>,
+    /// Sums per row of a window's block that the tree levels leave for the host.
+    left: Vec<u32>,
 }
 
 /// One level of the tree that sums each window's segment sums.
@@ -1835,9 +1960,41 @@ struct TreeLevel {
     count: wgpu::Buffer,
     out: wgpu::Buffer,
     params: wgpu::Buffer,
-    /// Groups over all windows, and per window.
+    /// Groups over all windows.
     groups: u32,
-    per: u32,
+}
+
+/// The rows of one window's block of reduction outputs (`msm_reduce_segments`): row 0 holds
+/// every segment's weighted sum `S_t`, row `i + 1` the plain sums `R_t` of the segments whose
+/// index has bit `i` set (`segments / 2` of them).
+#[derive(Clone, Debug)]
+struct RowLayout {
+    rows: Vec<u32>,
+    /// Sums per row the tree levels stop at: about [`HOST_SUMS`] over all `windows`.
+    target: u32,
+}
+
+impl RowLayout {
+    fn new(segments: u32, windows: u32) -> Self {
+        let bits = segments.trailing_zeros();
+        let mut rows = vec![segments];
+        rows.extend((0..bits).map(|_| segments / 2));
+        let target = (HOST_SUMS / (windows.max(1) * rows.len() as u32)).max(1);
+        Self { rows, target }
+    }
+
+    /// Points per window's block.
+    fn block(&self) -> u32 {
+        self.rows.iter().sum()
+    }
+}
+
+/// How a pass is dispatched: a grid of workgroups, or indirectly from `dispatch_args` at a
+/// byte offset.
+#[derive(Clone, Copy, Debug)]
+enum Dispatch {
+    Grid(u32, u32),
+    Indirect(u64),
 }
 
 /// GPU stages, as [`MsmTimings`] groups them.
@@ -1851,30 +2008,51 @@ enum Stage {
     Reduce,
 }
 
-/// The window combination: each window's total is the sum of its `per` parts (what the GPU's
-/// tree levels left of the segment sums), then Horner over windows: `sum_w 2^(c w) W_w`.
-/// Windows are decoded and summed on the host's threads (a few milliseconds on one thread at
-/// 2^20 G1 points: 16 windows of 64 parts).
+/// The window combination. Each window's block holds what the GPU's tree levels left of its
+/// rows (`left[k]` sums of row `k`, [`RowLayout`]): the window's total is
+/// `row 0 + 2^seg_bits sum_i 2^i row (i + 1)` (Horner over the rows), and then Horner over
+/// windows gives `sum_w 2^(c w) W_w`. Rows are decoded and summed on the host's threads.
 fn combine_windows<C: GpuCurve>(
     words: &[u32],
-    per: usize,
+    left: &[u32],
+    seg_bits: u32,
     c: u32,
 ) -> std::result::Result<C::Projective, zkgpu_limbs::DecodeError> {
-    let window_words = per * C::acc_words();
-    let totals = words
-        .par_chunks(window_words.max(1))
-        .map(|w| {
-            Ok(decode_projective::<C>(w)?
+    let point = C::acc_words();
+    let per: usize = left.iter().map(|&k| k as usize).sum();
+    let windows = words.len() / (per * point).max(1);
+    // Every row of every window, summed on the host's threads.
+    let mut runs = Vec::with_capacity(windows * left.len());
+    for w in 0..windows {
+        let mut at = w * per;
+        for &k in left {
+            runs.push(&words[at * point..(at + k as usize) * point]);
+            at += k as usize;
+        }
+    }
+    let rows = runs
+        .into_par_iter()
+        .map(|run| {
+            Ok(decode_projective::<C>(run)?
                 .into_iter()
                 .sum::<C::Projective>())
         })
-        .collect::<std::result::Result<Vec<_>, _>>()?;
+        .collect::<std::result::Result<Vec<C::Projective>, _>>()?;
     let mut acc = C::Projective::zero();
-    for total in totals.into_iter().rev() {
+    for window in rows.chunks(left.len().max(1)).rev() {
         for _ in 0..c {
             acc.double_in_place();
         }
-        acc += total;
+        // row 0 + 2^seg_bits (row 1 + 2 (row 2 + 2 (...))).
+        let mut weighted = C::Projective::zero();
+        for row in window[1..].iter().rev() {
+            weighted.double_in_place();
+            weighted += row;
+        }
+        for _ in 0..seg_bits {
+            weighted.double_in_place();
+        }
+        acc += weighted + window[0];
     }
     Ok(acc)
 }
@@ -1935,6 +2113,45 @@ mod tests {
         let c = default_folded_window_bits::<G1>(1 << 20, 32, 1, small);
         assert!(c < 20, "{c}");
         assert!(((1u64 << (c - 1)) + 1) * G1::acc_words() as u64 * 4 <= small);
+    }
+
+    #[test]
+    fn reduction_rows_fit_small_bindings() {
+        use zkgpu_curves::{Bls12_381G2, EdOnBls12_377};
+        fn check<C: GpuCurve>() {
+            let limit = 128 << 20;
+            for log_n in [5, 10, 16, 20, 22] {
+                for sets in [1, 3] {
+                    for (c, segments) in [(None, None), (Some(4), None), (Some(6), Some(2))] {
+                        let config = MsmConfig {
+                            window_bits: c,
+                            reduce_segments: segments,
+                            ..MsmConfig::default()
+                        };
+                        let shape =
+                            Shape::new::<C>(1 << log_n, (sets, 1 << log_n), None, config, limit)
+                                .unwrap();
+                        assert!(shape.seg_out_bytes::<C>() <= limit, "{shape:?}");
+                        assert!(shape.segments >= 1 && shape.segments.is_power_of_two());
+                        if let Some(k) = segments {
+                            assert_eq!(shape.segments, k);
+                        }
+                    }
+                }
+            }
+        }
+        check::<Bls12_381G1>();
+        check::<Bls12_381G2>();
+        check::<EdOnBls12_377>();
+        // Row 0 holds every segment's sum, then one row per bit of the segment index.
+        let rows = RowLayout::new(16, 1);
+        assert_eq!(rows.rows, [16, 8, 8, 8, 8]);
+        assert_eq!(rows.block(), 48);
+        assert_eq!(rows.target, HOST_SUMS / 5);
+        assert_eq!(RowLayout::new(1, 2).rows, [1]);
+        // Many windows: the host's share stays near HOST_SUMS (one sum per row at least).
+        assert_eq!(RowLayout::new(1024, 16).target, HOST_SUMS / (16 * 11));
+        assert_eq!(RowLayout::new(1024, 48).target, 1);
     }
 
     #[test]

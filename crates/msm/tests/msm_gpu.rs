@@ -199,16 +199,18 @@ where
     // Prepared bases reused across scalar vectors and window widths.
     // Chunks of 1..3 entries split every bucket into many chunks summed apart.
     // A chunk above 1024 entries puts two sizes in each bin of the chunk-size histogram.
-    // (c, chunk, segments per window): one segment, or the most; 1024 segments leave 64 sums
-    // per window for the host after one GPU tree level, 2048 need two levels.
+    // (c, chunk, segments per window): one segment, or the most; 512 segments make 10 rows
+    // of segment sums per window (all sums, then one row per bit of the segment index),
+    // summed in GPU tree levels until the host has about 1024 sums left in all; 128
+    // segments in fewer levels.
     for (c, chunk, segments) in [
         (2u32, 1u32, 1u32),
         (3, 2, 4),
         (5, 3, 16),
         (6, 2001, 1),
         (8, 7, 1),
-        (11, 64, 1024),
-        (12, 64, 2048),
+        (8, 7, 128),
+        (11, 64, 512),
     ] {
         let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
         let got = msm

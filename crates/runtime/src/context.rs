@@ -698,6 +698,21 @@ impl GpuContext {
         }))
     }
 
+    /// A zero-filled buffer of `words` u32 words that kernels write (storage) and indirect
+    /// dispatches read their workgroup counts from (three words each).
+    pub fn indirect_buffer(&self, label: &str, words: u64) -> Result<wgpu::Buffer> {
+        let size = (words.max(1) * 4).next_multiple_of(4);
+        self.check_binding_size(label, size)?;
+        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        }))
+    }
+
     /// A uniform buffer holding `value`.
     pub fn uniform_buffer<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
         let bytes = bytemuck::bytes_of(value);

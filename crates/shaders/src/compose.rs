@@ -361,6 +361,7 @@ pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] = &[
     "msm_scatter",
     "msm_chunk_counts",
     "msm_chunk_order",
+    "msm_combine_args",
 ];
 
 /// MSM bucket assignment (`shaders/kernels/msm_buckets.wgsl`): field-independent.
