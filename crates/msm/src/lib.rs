@@ -1306,7 +1306,6 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let (_, _, stride) = grid(n, WORKGROUP_SIZE, max);
         let (_, _, cstride) = grid(slots, WORKGROUP_SIZE, max);
         let (ax, ay, astride) = grid(chunk_slots, WORKGROUP_SIZE, max);
-        let chunk_grid = (ax, ay);
         let point_bytes = C::acc_words() as u64 * 4;
         // The chunk-size histogram: sizes chunk - key_div * k .. in bin k.
         let key_div = chunk.div_ceil(CHUNK_BINS);
@@ -1478,8 +1477,8 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                     x_max: LIST_X,
                     levels: chunk_levels.len() as u32,
                     group: chunk_group,
-                    full_x: chunk_grid.0,
-                    full_y: chunk_grid.1,
+                    full_x: ax,
+                    full_y: ay,
                     _pad: [0; 3],
                 },
             ),
@@ -2143,6 +2142,15 @@ mod tests {
         check::<Bls12_381G1>();
         check::<Bls12_381G2>();
         check::<EdOnBls12_377>();
+        // Three G2 sets of 2^16 points: under 128 MiB the default segment count halves (66
+        // windows of 512 segments would need 178 MB of rows); without a limit it does not.
+        let n = 1 << 16;
+        let shape = |limit| {
+            Shape::new::<Bls12_381G2>(n, (3, n as u32), None, MsmConfig::default(), limit).unwrap()
+        };
+        let (small, wide) = (shape(128 << 20), shape(u64::MAX));
+        assert!(small.segments < wide.segments, "{small:?} {wide:?}");
+        assert!(small.seg_out_bytes::<Bls12_381G2>() <= 128 << 20);
         // Row 0 holds every segment's sum, then one row per bit of the segment index.
         let rows = RowLayout::new(16, 1);
         assert_eq!(rows.rows, [16, 8, 8, 8, 8]);

@@ -686,29 +686,24 @@ impl GpuContext {
 
     /// A zero-filled storage buffer of `bytes` bytes (rounded up to 4).
     pub fn storage_zeroed(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
-        let size = bytes.max(4).next_multiple_of(4);
-        self.check_binding_size(label, size)?;
-        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        }))
+        self.zeroed(label, bytes, wgpu::BufferUsages::COPY_SRC)
     }
 
     /// A zero-filled buffer of `words` u32 words that kernels write (storage) and indirect
     /// dispatches read their workgroup counts from (three words each).
     pub fn indirect_buffer(&self, label: &str, words: u64) -> Result<wgpu::Buffer> {
-        let size = (words.max(1) * 4).next_multiple_of(4);
+        self.zeroed(label, words * 4, wgpu::BufferUsages::INDIRECT)
+    }
+
+    /// A zero-filled storage buffer (new wgpu buffers are zeroed) of `bytes` bytes rounded up
+    /// to 4, checked against the binding limit, with `extra` usages.
+    fn zeroed(&self, label: &str, bytes: u64, extra: wgpu::BufferUsages) -> Result<wgpu::Buffer> {
+        let size = bytes.max(4).next_multiple_of(4);
         self.check_binding_size(label, size)?;
         Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::INDIRECT
-                | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | extra,
             mapped_at_creation: false,
         }))
     }
