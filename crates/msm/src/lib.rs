@@ -182,8 +182,8 @@ fn scan_blocks(buckets: u32) -> u32 {
 /// Reduction sums that the host adds up per MSM part, at most (all windows' rows together,
 /// [`RowLayout`]); the GPU sums longer rows in tree levels first. A level is a few serial
 /// additions at low occupancy (about 0.17 ms for G1 and 0.56 ms for G2 on the H100), while
-/// the host decodes and adds about a point a microsecond per thread: with 64 per row for
-/// three sets of 16 windows the host took 30 ms (docs/PERFORMANCE.md).
+/// the host's time grows with the sums it gets: with 64 per row, three sets of 16 windows
+/// left it 18,432 sums and 30 ms (docs/PERFORMANCE.md).
 const HOST_SUMS: u32 = 1024;
 
 /// The default [`MsmConfig::tree_group`]: on the H100, groups of 4 beat 16 in the
