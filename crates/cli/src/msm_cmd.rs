@@ -144,8 +144,13 @@ fn prepare_folded<C: GpuCurve>(
 /// The per-stage table of one MSM's timings, in ms.
 fn print_stages(title: &str, tm: &MsmTimings) {
     println!("{title:<34} {:>12}", "ms");
+    let scalars = if tm.scalars_on_gpu {
+        "host: scalars copied, GPU converts"
+    } else {
+        "host: scalars converted to staging"
+    };
     for (name, s) in [
-        ("host: scalars into staging", tm.host_scalars),
+        (scalars, tm.host_scalars),
         ("host: buffers, bind groups", tm.upload),
         ("gpu: digits + histogram", tm.digits),
         ("gpu: bucket offsets (scan)", tm.scan),

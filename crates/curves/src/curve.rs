@@ -8,7 +8,8 @@ use ark_ec::twisted_edwards::TECurveConfig;
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
 use ark_ff::{Field, PrimeField};
 use zkgpu_limbs::{
-    DecodeError, LimbEncode, decode_slice, encode_into, pack_limb_slice, packed_limb_words,
+    DecodeError, LimbEncode, RawMontgomery, decode_slice, encode_into, pack_limb_slice,
+    packed_limb_words,
 };
 use zkgpu_shaders::CurveModule;
 
@@ -70,8 +71,9 @@ fq2_coord!(ark_bls12_377::Fq2, ark_bls12_377::Fq);
 pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     /// The field of the VM's registers (the curve's base prime field).
     type Base: PrimeField + LimbEncode;
-    /// The scalar field.
-    type Scalar: PrimeField;
+    /// The scalar field (stored in Montgomery form: the MSM may upload the raw words and
+    /// convert them on the GPU).
+    type Scalar: PrimeField + RawMontgomery;
     /// arkworks affine points.
     type Affine: AffineRepr<ScalarField = Self::Scalar, Group = Self::Projective>;
     /// arkworks projective points.

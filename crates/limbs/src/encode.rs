@@ -40,6 +40,20 @@ pub enum DecodeError {
     },
 }
 
+/// A prime field stored in arkworks' Montgomery form, `x 2^(64 N) mod p` (`Fp.0`): its raw
+/// words, read without a conversion. The MSM uploads scalars so and converts them on the GPU.
+pub trait RawMontgomery: PrimeField {
+    /// The stored words of `self`: `self 2^(64 N) mod p`, little-endian, fully reduced.
+    fn raw_montgomery(&self) -> &[u64];
+}
+
+impl<P: MontConfig<N>, const N: usize> RawMontgomery for Fp<MontBackend<P, N>, N> {
+    #[inline]
+    fn raw_montgomery(&self) -> &[u64] {
+        &(self.0).0
+    }
+}
+
 /// A field whose elements the GPU stores as 13-bit Montgomery limbs.
 pub trait LimbEncode: Field + Copy + Send + Sync {
     /// `u32` words (limbs) per element on the GPU.
@@ -386,6 +400,18 @@ pub fn unpack_into<F: PackedWords>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_montgomery_is_x_times_2_to_the_256() {
+        use ark_ff::UniformRand;
+        type Fr = ark_bls12_381::Fr;
+        let r_ark = Fr::from(2u64).pow([256u64]);
+        let mut rng = ark_std::test_rng();
+        for x in [Fr::from(0u64), Fr::ONE, -Fr::ONE, Fr::rand(&mut rng)] {
+            let expected = (x * r_ark).into_bigint();
+            assert_eq!(x.raw_montgomery(), expected.as_ref());
+        }
+    }
 
     #[test]
     fn packed_limbs_are_the_integer() {

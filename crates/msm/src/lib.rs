@@ -15,10 +15,11 @@ use ark_ec::AdditiveGroup;
 use ark_ff::{PrimeField, Zero};
 use rayon::prelude::*;
 use zkgpu_curves::{GpuCurve, decode_projective, encode_affine_packed};
+use zkgpu_limbs::RawMontgomery;
 use zkgpu_limbs::encode_slice;
 use zkgpu_runtime::wgpu;
 use zkgpu_runtime::{Checks, GpuContext, GpuError, Pipeline, grid};
-use zkgpu_shaders::{msm_accumulate, msm_buckets};
+use zkgpu_shaders::{msm_accumulate, msm_buckets, msm_scalars};
 
 pub use digits::{signed_digits, window_count};
 
@@ -296,9 +297,12 @@ struct AccumulateParams {
 /// device has them (else they are zero and `gpu_total` is the wall time of the GPU work).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MsmTimings {
-    /// Scalars to canonical integers on the host, written straight into the upload's
-    /// staging memory (conversion and copy in one parallel pass).
+    /// Scalars written straight into the upload's staging memory by the host's threads:
+    /// copied as stored where they are converted on the GPU (`scalars_on_gpu`), else
+    /// converted to canonical integers in the same pass.
     pub host_scalars: f64,
+    /// Whether the GPU converted the scalars from Montgomery form (`digits` includes it).
+    pub scalars_on_gpu: bool,
     /// Buffer and bind-group set-up (the scalar write is in `host_scalars`).
     pub upload: f64,
     /// Signed digits and bucket histogram.
@@ -425,6 +429,9 @@ pub struct GpuMsm<'c, C: GpuCurve> {
     /// shader text.
     buckets_module: zkgpu_shaders::Composed,
     accumulate_module: zkgpu_shaders::Composed,
+    /// Converts scalars from arkworks' Montgomery form on the GPU, where the scalar field has
+    /// a module (not ed-on-bls12-377's).
+    scalars_module: Option<zkgpu_shaders::Composed>,
     /// Working buffers of recent MSM shapes, reused (allocation and first-use clearing of
     /// ~0.5 GB at 2^20 cost about 20 ms a call). A call takes one out while it runs, so
     /// concurrent calls of one shape get their own.
@@ -458,6 +465,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             ],
             buckets_module: msm_buckets(),
             accumulate_module: msm_accumulate(C::SHADER),
+            scalars_module: C::SHADER.scalar_field().map(msm_scalars),
             scratch: std::sync::Mutex::new(Vec::new()),
             max_part: None,
             _curve: std::marker::PhantomData,
@@ -872,11 +880,27 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             Some(s) => s,
             None => self.scratch_for(shape)?,
         };
-        // Scalars to words on the host's threads, straight into the staging memory.
+        // Scalars to words on the host's threads, straight into the staging memory: field
+        // elements as stored (Montgomery form), converted on the GPU where the scalar field
+        // has a module and no width is to be checked, else canonical.
         let t_scalars = web_time::Instant::now();
         let limit = shape.scalar_bits;
+        // ZKGPU_MSM_HOST_SCALARS=1 (a developer's switch) converts on the host regardless,
+        // to compare the two in one run.
+        let convert = match (&p.convert, scalars) {
+            (Some(pipeline), Scalars::Field(_))
+                if limit >= C::Scalar::MODULUS_BIT_SIZE && !host_scalars_forced() =>
+            {
+                Some(pipeline)
+            }
+            _ => None,
+        };
         let too_wide = std::sync::Mutex::new(None);
         ctx.write_par(&s.scalars, 0, 32 * scalars.len() as u64, 32, |at, block| {
+            if convert.is_some() {
+                scalars.write_montgomery(at / 32, block);
+                return;
+            }
             scalars.write_words(at / 32, block);
             if limit < 256 {
                 let words: &[u32] = bytemuck::cast_slice(block);
@@ -900,6 +924,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         }
         let scalar_time = t_scalars.elapsed().as_secs_f64();
         timings.host_scalars += scalar_time;
+        timings.scalars_on_gpu = convert.is_some();
         let Shape {
             n: n32,
             windows,
@@ -913,6 +938,8 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let (ax, ay, _) = grid(chunk_slots, WORKGROUP_SIZE, max);
         let (rx, ry, _) = grid(windows * shape.segments, WORKGROUP_SIZE, max);
         // Layouts derived from the shaders hold only the bindings each entry point uses.
+        let bg_convert =
+            convert.map(|pipeline| ctx.bind_group(pipeline, &[(0, &s.scalars), (5, &s.bparams)]));
         let bg_digits = ctx.bind_group(
             &p.digits,
             &[
@@ -1096,6 +1123,9 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             (Stage::Scan, &p.order, &bg_order, Dispatch::Grid(cx, cy)),
             (Stage::Accumulate, &p.acc, &bg_acc, Dispatch::Grid(ax, ay)),
         ];
+        if let (Some(pipeline), Some(bg)) = (convert, &bg_convert) {
+            stages.insert(0, (Stage::Digits, pipeline, bg, Dispatch::Grid(sx, sy)));
+        }
         // The chunk sums' dispatches are sized on the GPU (msm_combine_args): the tree levels
         // only where some bucket has that many chunks, the last pass only over the buckets of
         // zero or several chunks.
@@ -1257,6 +1287,13 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 .await?,
             combine: ctx.pipeline(a, "msm_combine_chunks", trusted, &[]).await?,
             reduce: ctx.pipeline(a, "msm_reduce_segments", trusted, &[]).await?,
+            convert: match &self.scalars_module {
+                Some(m) => Some(
+                    ctx.pipeline(m, "msm_scalars_from_montgomery", Checks::Default, &[])
+                        .await?,
+                ),
+                None => None,
+            },
         })
     }
 
@@ -1628,11 +1665,7 @@ impl<'a, F: PrimeField> Scalars<'a, F> {
         match self {
             Self::Field(f) => {
                 for (o, s) in out.chunks_exact_mut(32).zip(&f[first..first + count]) {
-                    o.fill(0);
-                    let limbs = s.into_bigint();
-                    for (o, l) in o.chunks_exact_mut(8).zip(limbs.as_ref()) {
-                        o.copy_from_slice(&l.to_le_bytes());
-                    }
+                    put_u64s(o, s.into_bigint().as_ref());
                 }
             }
             Self::Words(w) => {
@@ -1640,6 +1673,37 @@ impl<'a, F: PrimeField> Scalars<'a, F> {
             }
         }
     }
+}
+
+impl<F: RawMontgomery> Scalars<'_, F> {
+    /// The words of scalars `first..` into `out` (32 bytes a scalar) as the field stores them
+    /// (arkworks' Montgomery form), for `msm_scalars_from_montgomery`; canonical words are
+    /// copied as they are.
+    fn write_montgomery(&self, first: usize, out: &mut [u8]) {
+        let count = out.len() / 32;
+        match self {
+            Self::Field(f) => {
+                for (o, s) in out.chunks_exact_mut(32).zip(&f[first..first + count]) {
+                    put_u64s(o, s.raw_montgomery());
+                }
+            }
+            Self::Words(_) => self.write_words(first, out),
+        }
+    }
+}
+
+/// One scalar's 32 bytes from its little-endian u64 limbs (zero above them).
+fn put_u64s(out: &mut [u8], limbs: &[u64]) {
+    out.fill(0);
+    for (o, l) in out.chunks_exact_mut(8).zip(limbs) {
+        o.copy_from_slice(&l.to_le_bytes());
+    }
+}
+
+/// Whether `ZKGPU_MSM_HOST_SCALARS` is set (read once).
+fn host_scalars_forced() -> bool {
+    static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| std::env::var_os("ZKGPU_MSM_HOST_SCALARS").is_some())
 }
 
 /// Bit length of a scalar given as 8 little-endian u32 words.
@@ -1910,6 +1974,8 @@ struct Pipelines {
     acc: std::sync::Arc<Pipeline>,
     combine: std::sync::Arc<Pipeline>,
     reduce: std::sync::Arc<Pipeline>,
+    /// `msm_scalars_from_montgomery`, where the scalar field has a module.
+    convert: Option<std::sync::Arc<Pipeline>>,
 }
 
 /// Working buffers and parameters of one MSM shape (see [`GpuMsm::scratch_for`]).

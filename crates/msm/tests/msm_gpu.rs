@@ -671,6 +671,38 @@ where
             C::ID
         );
     }
+    // Full-width field scalars: the BLS12 groups upload them in Montgomery form and convert
+    // on the GPU (0, 1, 2, r - 1 and random ones); a width to check, or ed-on-bls12-377's
+    // field, converts on the host. Both must match arkworks.
+    let mut scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
+    scalars[..4].copy_from_slice(&[
+        C::Scalar::zero(),
+        C::Scalar::one(),
+        C::Scalar::from(2u64),
+        -C::Scalar::one(),
+    ]);
+    let on_gpu = C::SHADER.scalar_field().is_some();
+    let (got, timings) = msm
+        .msm_prepared_timed_blocking(&prepared, &scalars, MsmConfig::default())
+        .unwrap();
+    assert_eq!(timings.scalars_on_gpu, on_gpu, "{}", C::ID);
+    assert_eq!(
+        got,
+        ark_msm::<C>(&bases, &scalars),
+        "{} scalars converted on the GPU: {on_gpu}",
+        C::ID
+    );
+    // A width to check: the host converts (and checks).
+    let narrow: Vec<C::Scalar> = (0..n).map(|_| narrow_scalar::<C>(128, &mut rng)).collect();
+    let config = MsmConfig {
+        scalar_bits: Some(128),
+        ..MsmConfig::default()
+    };
+    let (got, timings) = msm
+        .msm_prepared_timed_blocking(&prepared, &narrow, config)
+        .unwrap();
+    assert!(!timings.scalars_on_gpu, "{}", C::ID);
+    assert_eq!(got, ark_msm::<C>(&bases, &narrow), "{} narrow", C::ID);
     // One scalar too wide, in the second part: an error naming it.
     let mut scalars: Vec<C::Scalar> = (0..n).map(|_| narrow_scalar::<C>(128, &mut rng)).collect();
     scalars[70] = C::Scalar::from_bigint({

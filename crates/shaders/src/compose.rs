@@ -300,6 +300,16 @@ impl CurveModule {
         }
     }
 
+    /// The group's scalar field where a module of it exists (the BLS12 groups: the field the
+    /// NTT also uses); ed-on-bls12-377's scalar field has none.
+    pub fn scalar_field(self) -> Option<FieldModule> {
+        match self {
+            CurveModule::Bls12_381G1 | CurveModule::Bls12_381G2 => Some(FieldModule::Bls12_381Fr),
+            CurveModule::Bls12_377G1 | CurveModule::Bls12_377G2 => Some(FieldModule::Bls12_377Fr),
+            CurveModule::EdOnBls12_377 => None,
+        }
+    }
+
     /// Registers of the VM's register file: 18 coordinate slots, one register each, or two
     /// plus four scratch registers over Fq2 (crates/curves/src/formulas.rs).
     pub fn vm_regs(self) -> u32 {
@@ -373,6 +383,23 @@ pub fn msm_buckets() -> Composed {
     }
 }
 
+/// Entry points of the MSM scalar-conversion module.
+pub const MSM_SCALARS_ENTRY_POINTS: &[&str] = &["msm_scalars_from_montgomery"];
+
+/// MSM scalars from arkworks' Montgomery form to canonical integers, in place
+/// (`shaders/kernels/msm_scalars.wgsl`), over the scalar field `f` (an `Fr`: 8-word packed
+/// elements).
+pub fn msm_scalars(f: FieldModule) -> Composed {
+    let mut parts = f.parts();
+    parts.push(field_shim(f));
+    parts.push(fragment!("kernels/msm_scalars.wgsl"));
+    Composed {
+        name: format!("msm_scalars/{}", f.id()),
+        parts,
+        entry_points: MSM_SCALARS_ENTRY_POINTS,
+    }
+}
+
 /// Entry points of the NTT pass module.
 pub const NTT_ENTRY_POINTS: &[&str] = &["ntt_pass"];
 
@@ -413,6 +440,7 @@ pub fn all() -> Vec<Composed> {
     v.extend(FieldModule::ALL.iter().map(|&f| field_ops(f)));
     v.extend(CurveModule::ALL.iter().map(|&c| curve_vm(c)));
     v.push(msm_buckets());
+    v.extend(NTT_FIELDS.iter().map(|&f| msm_scalars(f)));
     v.extend(CurveModule::ALL.iter().map(|&c| msm_accumulate(c)));
     v.extend(NTT_FIELDS.iter().map(|&f| ntt(f)));
     v.extend(NTT_FIELDS.iter().map(|&f| ntt_elementwise(f)));

@@ -9,9 +9,9 @@ mod compose;
 
 pub use compose::{
     CURVE_VM_ENTRY_POINTS, Composed, CurveModule, FIELD_FUNCTIONS, FIELD_OPS_ENTRY_POINTS,
-    FieldModule, MSM_ACCUMULATE_ENTRY_POINTS, MSM_BUCKETS_ENTRY_POINTS,
+    FieldModule, MSM_ACCUMULATE_ENTRY_POINTS, MSM_BUCKETS_ENTRY_POINTS, MSM_SCALARS_ENTRY_POINTS,
     NTT_ELEMENTWISE_ENTRY_POINTS, NTT_ENTRY_POINTS, NTT_FIELDS, Part, all, curve_vm, field_library,
-    field_ops, field_shim, msm_accumulate, msm_buckets, ntt, ntt_elementwise,
+    field_ops, field_shim, msm_accumulate, msm_buckets, msm_scalars, ntt, ntt_elementwise,
 };
 
 #[cfg(test)]
