@@ -166,6 +166,9 @@ pub struct GpuContext {
     device_error: Arc<Mutex<Option<String>>>,
     /// Readback staging buffers of [`READBACK_PIECE`] bytes, unmapped, kept for reuse.
     readback_pool: Mutex<Vec<wgpu::Buffer>>,
+    /// Upload staging buffers of [`UPLOAD_PIECE`] bytes, mapped for writing, kept for reuse
+    /// (shared with their map callbacks, which put them back).
+    upload_pool: Arc<Mutex<Vec<wgpu::Buffer>>>,
 }
 
 /// Bytes of a pooled readback staging buffer. Reusing staging memory matters: a fresh
@@ -175,6 +178,31 @@ const READBACK_PIECE: u64 = 8 << 20;
 
 /// Pooled readback buffers kept at most (512 MiB).
 const READBACK_POOL_MAX: usize = 64;
+
+/// Where [`GpuContext::write_par_zip`] writes one piece of one region: wgpu's staging
+/// memory for a queued write, or a pooled staging buffer's mapping.
+enum UploadView {
+    Queue(wgpu::QueueWriteBufferView),
+    Mapped(wgpu::BufferViewMut),
+}
+
+impl UploadView {
+    /// Writes `bytes` at byte `at` of the piece.
+    fn write(&mut self, at: usize, bytes: &[u8]) {
+        let range = at..at + bytes.len();
+        match self {
+            Self::Queue(v) => v.slice(range).copy_from_slice(bytes),
+            Self::Mapped(v) => v.slice(range).copy_from_slice(bytes),
+        }
+    }
+}
+
+/// Bytes of one pooled upload staging buffer: [`GpuContext::write_par_zip`] writes of at
+/// least this size go through pooled, persistently allocated staging memory in pieces of it.
+const UPLOAD_PIECE: u64 = 4 << 20;
+
+/// Pooled upload staging buffers kept at most (512 MiB).
+const UPLOAD_POOL_MAX: usize = 128;
 
 /// Copies into staging memory recorded by [`GpuContext::record_read_back`], to be finished
 /// by [`GpuContext::finish_read_back`] once their submission is made.
@@ -312,6 +340,7 @@ impl GpuContext {
             timings: Mutex::default(),
             device_error,
             readback_pool: Mutex::default(),
+            upload_pool: Arc::default(),
         })
     }
 
@@ -399,10 +428,14 @@ impl GpuContext {
             .min(self.limits.max_buffer_size)
     }
 
-    /// Frees the pooled readback staging buffers (up to 512 MiB of host-visible memory that
-    /// large downloads keep for reuse).
+    /// Frees the pooled staging buffers (up to 512 MiB of host-visible memory each that large
+    /// downloads and large uploads keep for reuse).
     pub fn release_staging(&self) {
         self.readback_pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        self.upload_pool
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clear();
@@ -638,50 +671,146 @@ impl GpuContext {
         let piece = (words / (4 * threads))
             .max(1 << 16)
             .next_multiple_of(block as u64);
+        // Large writes (native) go through pooled staging buffers of UPLOAD_PIECE bytes,
+        // allocated once and kept mapped (wgpu's own staging, write_buffer_with, allocates
+        // host-visible memory for every write): each holds a whole number of pieces, every
+        // piece its own sub-range view, so the fill keeps its parallelism.
+        let unit = if block.is_multiple_of(2) {
+            block
+        } else {
+            2 * block
+        } as u64;
+        let stage_words = (UPLOAD_PIECE / 4 / unit) * unit;
+        let pooled =
+            cfg!(not(target_arch = "wasm32")) && stage_words > 0 && 4 * words >= UPLOAD_PIECE;
+        let (piece, stage_words) = if pooled {
+            let piece = piece.next_multiple_of(unit).min(stage_words);
+            (piece, (stage_words / piece) * piece)
+        } else {
+            (piece, 0)
+        };
         let mut pieces = Vec::new();
+        // Pooled staging buffers in use: (buffer, destination, offset, bytes); the current
+        // ones (one per region) and the word where they start.
+        let mut staged: Vec<(wgpu::Buffer, &wgpu::Buffer, u64, u64)> = Vec::new();
+        let mut current: Vec<wgpu::Buffer> = Vec::new();
+        let mut stage_at = 0u64;
         let mut at = 0u64;
         while at < words {
             let len = piece.min(words - at);
             let size = wgpu::BufferSize::new(4 * len)
                 .ok_or_else(|| GpuError::Device("empty piece of a parallel write".into()))?;
-            let views = regions
-                .iter()
-                .map(|&(buffer, offset)| {
-                    self.queue
+            if pooled && (current.is_empty() || at == stage_at + stage_words) {
+                stage_at = at;
+                let bytes = 4 * stage_words.min(words - at);
+                current.clear();
+                for &(buffer, offset) in regions {
+                    let staging = self.upload_staging();
+                    current.push(staging.clone());
+                    staged.push((staging, buffer, offset + 4 * at, bytes));
+                }
+            }
+            let mut views = Vec::with_capacity(regions.len());
+            for (v, &(buffer, offset)) in regions.iter().enumerate() {
+                let refused = || {
+                    GpuError::Device(format!(
+                        "writing {} bytes at {} into a buffer of {} bytes was refused",
+                        4 * len,
+                        offset + 4 * at,
+                        buffer.size()
+                    ))
+                };
+                if offset + 4 * (at + len) > buffer.size() {
+                    return Err(refused());
+                }
+                if pooled {
+                    let from = 4 * (at - stage_at);
+                    let view = current[v]
+                        .slice(from..from + 4 * len)
+                        .get_mapped_range_mut()
+                        .map_err(|e| GpuError::Device(format!("upload staging: {e}")))?;
+                    views.push(UploadView::Mapped(view));
+                } else {
+                    let view = self
+                        .queue
                         .write_buffer_with(buffer, offset + 4 * at, size)
-                        .ok_or_else(|| {
-                            GpuError::Device(format!(
-                                "writing {} bytes at {} into a buffer of {} bytes was refused",
-                                4 * len,
-                                offset + 4 * at,
-                                buffer.size()
-                            ))
-                        })
-                })
-                .collect::<Result<Vec<_>>>()?;
+                        .ok_or_else(refused)?;
+                    views.push(UploadView::Queue(view));
+                }
+            }
             pieces.push((at as usize, len as usize, views));
             at += len;
         }
-        let fill_piece =
-            |(start, total, mut views): (usize, usize, Vec<wgpu::QueueWriteBufferView>)| {
-                let mut tmp: Vec<Vec<u32>> = vec![vec![0u32; block]; views.len()];
-                let mut done = 0usize;
-                while done < total {
-                    let n = block.min(total - done);
-                    let mut blocks: Vec<&mut [u32]> = tmp.iter_mut().map(|t| &mut t[..n]).collect();
-                    fill(start + done, &mut blocks);
-                    for (view, t) in views.iter_mut().zip(&tmp) {
-                        let mut out = view.slice(4 * done..4 * (done + n));
-                        out.copy_from_slice(bytemuck::cast_slice(&t[..n]));
-                    }
-                    done += n;
+        drop(current);
+        let fill_piece = |(start, total, mut views): (usize, usize, Vec<UploadView>)| {
+            let mut tmp: Vec<Vec<u32>> = vec![vec![0u32; block]; views.len()];
+            let mut done = 0usize;
+            while done < total {
+                let n = block.min(total - done);
+                let mut blocks: Vec<&mut [u32]> = tmp.iter_mut().map(|t| &mut t[..n]).collect();
+                fill(start + done, &mut blocks);
+                for (view, t) in views.iter_mut().zip(&tmp) {
+                    view.write(4 * done, bytemuck::cast_slice(&t[..n]));
                 }
-            };
+                done += n;
+            }
+        };
         #[cfg(not(target_arch = "wasm32"))]
         pieces.into_par_iter().for_each(fill_piece);
         #[cfg(target_arch = "wasm32")]
         pieces.into_iter().for_each(fill_piece);
+        if !staged.is_empty() {
+            // Copies submitted now: every later submission sees the data.
+            let mut enc = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("upload"),
+                });
+            for (staging, buffer, offset, bytes) in &staged {
+                staging.unmap();
+                enc.copy_buffer_to_buffer(staging, 0, buffer, *offset, *bytes);
+            }
+            self.queue.submit([enc.finish()]);
+            // Mapped again once the copies are done (at a later poll), then back in the pool.
+            for (staging, ..) in staged {
+                let pool = Arc::clone(&self.upload_pool);
+                let buffer = staging.clone();
+                staging.map_async(wgpu::MapMode::Write, .., move |r| {
+                    let mut pool = pool.lock().unwrap_or_else(PoisonError::into_inner);
+                    if r.is_ok() && pool.len() < UPLOAD_POOL_MAX {
+                        pool.push(buffer);
+                    }
+                });
+            }
+        }
         Ok(())
+    }
+
+    /// Upload staging buffers in the pool now, ready for reuse (each [`UPLOAD_PIECE`] bytes;
+    /// large writes return theirs once their copies complete and the device is polled).
+    pub fn pooled_upload_buffers(&self) -> usize {
+        self.upload_pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// A pooled upload staging buffer of [`UPLOAD_PIECE`] bytes, mapped for writing: one
+    /// from the pool, else a new one.
+    fn upload_staging(&self) -> wgpu::Buffer {
+        let reused = self
+            .upload_pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        reused.unwrap_or_else(|| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("upload (pooled)"),
+                size: UPLOAD_PIECE,
+                usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: true,
+            })
+        })
     }
 
     /// A zero-filled storage buffer of `bytes` bytes (rounded up to 4).
