@@ -1074,58 +1074,28 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
 
         let device = ctx.device();
         // (stage kind, pipeline, bind group, dispatch): kinds index MsmTimings' GPU fields.
-        let mut stages: Vec<(Stage, &Pipeline, &wgpu::BindGroup, Dispatch)> = vec![
-            (Stage::Digits, &p.digits, &bg_digits, Dispatch::Grid(sx, sy)),
-            (
-                Stage::Scan,
-                &p.scan_blocks,
-                &bg_scan.0,
-                Dispatch::Grid(bucket_blocks, windows),
-            ),
-            (
-                Stage::Scan,
-                &p.scan,
-                &bg_scan.1,
-                Dispatch::Grid(bucket_blocks, windows),
-            ),
+        let mut stages: Vec<(Stage, &Pipeline, &wgpu::BindGroup, Dispatch)> = Vec::new();
+        if let (Some(pipeline), Some(bg)) = (convert, &bg_convert) {
+            stages.push((Stage::Digits, pipeline, bg, Dispatch::Grid(sx, sy)));
+        }
+        stages.push((Stage::Digits, &p.digits, &bg_digits, Dispatch::Grid(sx, sy)));
+        stages.extend(scan_stages(&p, &bg_scan, bucket_blocks, windows));
+        stages.extend([
             (
                 Stage::Scatter,
-                &p.scatter,
+                &*p.scatter,
                 &bg_scatter,
                 Dispatch::Grid(sx, sy),
             ),
-            (Stage::Scan, &p.chunks, &bg_chunks, Dispatch::Grid(cx, cy)),
-            (Stage::Scan, &p.args, &bg_args, Dispatch::Grid(1, 1)),
-            (
-                Stage::Scan,
-                &p.scan_blocks,
-                &bg_chunk_scan.0,
-                Dispatch::Grid(bucket_blocks, windows),
-            ),
-            (
-                Stage::Scan,
-                &p.scan,
-                &bg_chunk_scan.1,
-                Dispatch::Grid(bucket_blocks, windows),
-            ),
-            (
-                Stage::Scan,
-                &p.scan_blocks,
-                &bg_bin_scan.0,
-                Dispatch::Grid(scan_blocks(CHUNK_BINS), 1),
-            ),
-            (
-                Stage::Scan,
-                &p.scan,
-                &bg_bin_scan.1,
-                Dispatch::Grid(scan_blocks(CHUNK_BINS), 1),
-            ),
-            (Stage::Scan, &p.order, &bg_order, Dispatch::Grid(cx, cy)),
-            (Stage::Accumulate, &p.acc, &bg_acc, Dispatch::Grid(ax, ay)),
-        ];
-        if let (Some(pipeline), Some(bg)) = (convert, &bg_convert) {
-            stages.insert(0, (Stage::Digits, pipeline, bg, Dispatch::Grid(sx, sy)));
-        }
+            (Stage::Scan, &*p.chunks, &bg_chunks, Dispatch::Grid(cx, cy)),
+            (Stage::Scan, &*p.args, &bg_args, Dispatch::Grid(1, 1)),
+        ]);
+        stages.extend(scan_stages(&p, &bg_chunk_scan, bucket_blocks, windows));
+        stages.extend(scan_stages(&p, &bg_bin_scan, scan_blocks(CHUNK_BINS), 1));
+        stages.extend([
+            (Stage::Scan, &*p.order, &bg_order, Dispatch::Grid(cx, cy)),
+            (Stage::Accumulate, &*p.acc, &bg_acc, Dispatch::Grid(ax, ay)),
+        ]);
         // The chunk sums' dispatches are sized on the GPU (msm_combine_args): the tree levels
         // only where some bucket has that many chunks, the last pass only over the buckets of
         // zero or several chunks.
@@ -2052,6 +2022,21 @@ impl RowLayout {
     fn block(&self) -> u32 {
         self.rows.iter().sum()
     }
+}
+
+/// The two dispatches of one scan over a grid of (blocks, windows): block totals, then
+/// offsets (`bind` holds the two bind groups).
+fn scan_stages<'a>(
+    p: &'a Pipelines,
+    bind: &'a (wgpu::BindGroup, wgpu::BindGroup),
+    blocks: u32,
+    windows: u32,
+) -> [(Stage, &'a Pipeline, &'a wgpu::BindGroup, Dispatch); 2] {
+    let grid = Dispatch::Grid(blocks, windows);
+    [
+        (Stage::Scan, &p.scan_blocks, &bind.0, grid),
+        (Stage::Scan, &p.scan, &bind.1, grid),
+    ]
 }
 
 /// How a pass is dispatched: a grid of workgroups, or indirectly from `dispatch_args` at a
