@@ -141,11 +141,23 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
 // still to be added sit `stride` apart (stride = group^level), and the invocation of chunk
 // index q (a multiple of stride x group) adds the `group` of them from q on and writes the sum
 // in place of the first. Mode 0 then adds the ceil(count / stride) partials that are left.
-// Loops count to those counts.
+// Level l runs only where some bucket has more than group^(l + 1) chunks (msm_combine_args),
+// so mode 2 takes its stride from that maximum (combine_list[1]), at most ap.stride: with
+// no bucket of more than `group` chunks, no level runs and mode 2 adds them all.
+// Loops count to those counts, or to a uniform.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j = gid.x + gid.y * ap.row_stride;
-    let stride = ap.stride;
+    var stride = ap.stride;
+    if (ap.level_mode == 2u) {
+        // The tree levels that ran (msm_combine_args): stride group^l while some bucket has
+        // more than group^(l + 1) chunks.
+        let most = combine_list[1];
+        stride = 1u;
+        while (stride < ap.stride && most > stride * ap.group) {
+            stride = stride * ap.group;
+        }
+    }
     var slot = j;
     var q = 0u;
     var m = 0u;

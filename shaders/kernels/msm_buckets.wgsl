@@ -321,8 +321,10 @@ struct ArgsParams {
 @group(0) @binding(10) var<uniform> gp: ArgsParams;
 
 // Indirect dispatch sizes (x, y, 1): [0..3) one invocation per listed bucket; then per tree
-// level l (partials group^l apart) the full grid where some bucket has more than group^l
-// chunks, else no workgroups. Loops count to a uniform.
+// level l (partials group^l apart) the full grid where some bucket has more than
+// group^(l + 1) chunks (the last pass would otherwise add more than `group` partials of it),
+// else no workgroups: the levels that run are a prefix, and the last pass finds their stride
+// from the same maximum. Loops count to a uniform.
 @compute @workgroup_size(1)
 fn msm_combine_args() {
     let listed = atomicLoad(&combine_list[0]);
@@ -333,7 +335,7 @@ fn msm_combine_args() {
     dispatch_args[2] = 1u;
     var stride = 1u;
     for (var l = 0u; l < gp.levels; l++) {
-        let run = most > stride;
+        let run = most > stride * gp.group;
         dispatch_args[3u + 3u * l] = select(0u, gp.full_x, run);
         dispatch_args[4u + 3u * l] = select(0u, gp.full_y, run);
         dispatch_args[5u + 3u * l] = 1u;

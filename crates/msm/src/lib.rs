@@ -107,13 +107,17 @@ pub const MAX_DEFAULT_CHUNK: u32 = 192;
 pub const MAX_WINDOW_BITS: u32 = 22;
 
 /// The default number of reduction segments per window of `per_window` buckets, `windows`
-/// windows: about 16,384 segments in all (a power of two per window, at most one per
-/// bucket). The reduction is latency-bound: each invocation's chain of running sums and its
-/// double-and-add are serial, so the segment count is its parallelism; on the H100 this beat
-/// both halving and doubling it at 2^16 and 2^20 points (docs/PERFORMANCE.md).
+/// windows: about 16,384 segments in all (a power of two per window), and at least 4 buckets
+/// per segment where the window has that many. The reduction is latency-bound: each
+/// invocation's chain of running sums is serial, so the segment count is its parallelism; on
+/// the H100 16,384 beat both halving and doubling it at 2^20 points. Every segment also adds
+/// about `1 + log2(segments) / 2` sums to the tree after it, so segments of 1-2 buckets cost
+/// more tree levels than they save: a window of 2^15 buckets (2^16 points, folded) took
+/// 1.19 ms with 8,192 segments against 1.33-1.34 with 16,384 (docs/PERFORMANCE.md).
 pub fn default_reduce_segments(per_window: u32, windows: u32) -> u32 {
     let target = (16_384 / windows.max(1)).max(1);
-    (1u32 << (31 - target.leading_zeros())).min(per_window)
+    let floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
+    floor(target).min(floor(per_window / 4)).min(per_window)
 }
 
 /// The default window width for `n` points: about `ln n`, as arkworks chooses, within 2..=16,

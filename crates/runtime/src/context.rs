@@ -204,6 +204,11 @@ const UPLOAD_PIECE: u64 = 4 << 20;
 /// Pooled upload staging buffers kept at most (512 MiB).
 const UPLOAD_POOL_MAX: usize = 128;
 
+/// Bytes from which [`GpuContext::write_par_zip`] writes through the pooled staging buffers
+/// (one partly filled buffer below [`UPLOAD_PIECE`]): wgpu's queued writes allocate fresh
+/// staging memory per call, whose first touch costs page faults.
+const UPLOAD_POOLED_MIN: u64 = 256 << 10;
+
 /// Copies into staging memory recorded by [`GpuContext::record_read_back`], to be finished
 /// by [`GpuContext::finish_read_back`] once their submission is made.
 #[derive(Debug)]
@@ -682,7 +687,7 @@ impl GpuContext {
         } as u64;
         let stage_words = (UPLOAD_PIECE / 4 / unit) * unit;
         let pooled =
-            cfg!(not(target_arch = "wasm32")) && stage_words > 0 && 4 * words >= UPLOAD_PIECE;
+            cfg!(not(target_arch = "wasm32")) && stage_words > 0 && 4 * words >= UPLOAD_POOLED_MIN;
         let (piece, stage_words) = if pooled {
             let piece = piece.next_multiple_of(unit).min(stage_words);
             (piece, (stage_words / piece) * piece)
