@@ -54,7 +54,8 @@ pub struct MsmArgs {
     /// Bucket-reduction segments per window [default: about 16384 / windows].
     #[arg(long)]
     reduce_segments: Option<u32>,
-    /// Most entries one invocation accumulates [default: 4 n / 2^(c-1), at least 32].
+    /// Most entries one invocation accumulates [default: 4 n / 2^(c-1), at least entries / 2^18
+    /// within 16..=48, at most 192].
     #[arg(long)]
     chunk: Option<u32>,
     /// Segment sums per invocation and level of the reduction's tree [default: 4].

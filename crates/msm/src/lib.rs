@@ -83,16 +83,23 @@ pub struct MsmConfig {
     pub chunk_group: Option<u32>,
 }
 
-/// The default accumulation chunk for `n` points and windows of `c` bits: four times the
-/// mean bucket size `n / 2^(c-1)`, at least 32. Short chunks bound the longest serial chain
-/// (the top window of uniform scalars has few, large buckets; 0/1 witnesses put most points in
-/// one bucket), and the chunks of a large bucket are summed by a tree (`CHUNK_GROUP`).
-/// At most [`MAX_DEFAULT_CHUNK`] (folded bases put `n x levels` entries in a window).
-pub fn default_chunk(n: usize, c: u32) -> u32 {
+/// The default accumulation chunk for `n` points, windows of `c` bits and `entries` entries
+/// in all bucket windows: four times the mean bucket size `n / 2^(c-1)`, at least
+/// `entries / 2^18` within 16..=48, and at most [`MAX_DEFAULT_CHUNK`] (folded bases put
+/// `n x levels` entries in a window). Short chunks bound the longest serial chain (the top
+/// window of uniform scalars has few, large buckets; 0/1 witnesses put most points in one
+/// bucket), and the chunks of a large bucket are summed by a tree. The floor keeps about
+/// 2^18 invocations busy where the entries allow it, and no more: on the H100 (BLS12-381
+/// G1, folded) 2^16 points (2^20 entries, 2^15 buckets) took 4.24 ms of GPU time with
+/// chunks of 16 against 4.46-4.49 with 32 (more invocations for few buckets), and 2^20
+/// points (13.6M entries, 2^19 buckets) 27.85 ms with 48 against 28.45 with 32 (fewer
+/// buckets of several chunks to sum; docs/PERFORMANCE.md).
+pub fn default_chunk(n: usize, c: u32, entries: u64) -> u32 {
     let mean = n.div_ceil(1 << (c - 1));
+    let floor = (entries >> 18).clamp(16, 48) as u32;
     u32::try_from(4 * mean)
         .unwrap_or(u32::MAX)
-        .clamp(32, MAX_DEFAULT_CHUNK)
+        .clamp(floor, MAX_DEFAULT_CHUNK)
 }
 
 /// The longest default accumulation chunk. One invocation runs one VM program per entry
@@ -1859,7 +1866,10 @@ impl Shape {
         // without folding (each bucket gets more of them), and so do the accumulation's
         // invocations (on the H100, chunks from the folded window's mean bucket made about a
         // tenth as many chunks for 2^16 G1 points and doubled the accumulation time).
-        let chunk = config.chunk.unwrap_or_else(|| default_chunk(n as usize, c));
+        let entries = u64::from(window_entries) * u64::from(windows);
+        let chunk = config
+            .chunk
+            .unwrap_or_else(|| default_chunk(n as usize, c, entries));
         if chunk == 0 {
             return Err(MsmError::Config("chunk must be at least 1".into()));
         }
