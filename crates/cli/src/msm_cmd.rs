@@ -51,7 +51,8 @@ pub struct MsmArgs {
     /// Window width in bits [default: from n].
     #[arg(long)]
     window_bits: Option<u32>,
-    /// Bucket-reduction segments per window [default: about 16384 / windows].
+    /// Bucket-reduction segments per window [default: about 16384 / windows, at least 4
+    /// buckets each].
     #[arg(long)]
     reduce_segments: Option<u32>,
     /// Most entries one invocation accumulates [default: 4 n / 2^(c-1), at least entries / 2^18
