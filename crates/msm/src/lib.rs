@@ -124,7 +124,8 @@ pub const MAX_WINDOW_BITS: u32 = 22;
 pub fn default_reduce_segments(per_window: u32, windows: u32) -> u32 {
     let target = (16_384 / windows.max(1)).max(1);
     let floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
-    floor(target).min(floor(per_window / 4)).min(per_window)
+    // per_window >= 2 (c >= 2), so the quarter's floor (at least 1) is within it.
+    floor(target).min(floor(per_window / 4))
 }
 
 /// The default window width for `n` points: about `ln n`, as arkworks chooses, within 2..=16,
@@ -2125,6 +2126,24 @@ fn combine_windows<C: GpuCurve>(
 mod tests {
     use super::*;
     use zkgpu_curves::Bls12_381G1;
+
+    #[test]
+    fn default_segments_and_chunks() {
+        // About 16,384 segments in all, at least 4 buckets each.
+        assert_eq!(default_reduce_segments(1 << 15, 1), 8192);
+        assert_eq!(default_reduce_segments(1 << 19, 1), 16_384);
+        assert_eq!(default_reduce_segments(1 << 15, 16), 1024);
+        assert_eq!(default_reduce_segments(1 << 12, 20), 512);
+        assert_eq!(default_reduce_segments(8, 1), 2);
+        assert_eq!(default_reduce_segments(2, 1), 1);
+        // Four times the mean bucket, floored by entries / 2^18 within 16..=48, at most 192:
+        // 2^16 and 2^20 G1 points folded (16 and 13 levels), 2^24 unfolded (16 windows).
+        assert_eq!(default_chunk(1 << 16, 16, 1 << 20), 16);
+        assert_eq!(default_chunk(1 << 20, 20, 13 << 20), 48);
+        assert_eq!(default_chunk(1 << 20, 16, 16 << 20), 128);
+        assert_eq!(default_chunk(1 << 24, 16, 16 << 24), MAX_DEFAULT_CHUNK);
+        assert_eq!(default_chunk(1000, 8, 32_000), 32);
+    }
 
     #[test]
     fn parts_fit_the_binding_limit() {

@@ -236,14 +236,12 @@ pub const FIELD_OPS_ENTRY_POINTS: &[&str] = &[
 
 /// The elementwise field kernels (`shaders/kernels/field_ops.wgsl`) over field `f`.
 pub fn field_ops(f: FieldModule) -> Composed {
-    let mut parts = f.parts();
-    parts.push(field_shim(f));
-    parts.push(fragment!("kernels/field_ops.wgsl"));
-    Composed {
-        name: format!("field_ops/{}", f.id()),
-        parts,
-        entry_points: FIELD_OPS_ENTRY_POINTS,
-    }
+    over_field(
+        f,
+        "field_ops",
+        fragment!("kernels/field_ops.wgsl"),
+        FIELD_OPS_ENTRY_POINTS,
+    )
 }
 
 /// The standalone generated field modules (no entry points).
@@ -383,6 +381,24 @@ pub fn msm_buckets() -> Composed {
     }
 }
 
+/// A kernel over the field `f` alone: the field's library, its shim (`Fe`, `FE_WORDS`,
+/// `fe_*`), then `kernel`; named `name/<field>`.
+fn over_field(
+    f: FieldModule,
+    name: &str,
+    kernel: Part,
+    entry_points: &'static [&'static str],
+) -> Composed {
+    let mut parts = f.parts();
+    parts.push(field_shim(f));
+    parts.push(kernel);
+    Composed {
+        name: format!("{name}/{}", f.id()),
+        parts,
+        entry_points,
+    }
+}
+
 /// Entry points of the MSM scalar-conversion module.
 pub const MSM_SCALARS_ENTRY_POINTS: &[&str] = &["msm_scalars_from_montgomery"];
 
@@ -390,14 +406,12 @@ pub const MSM_SCALARS_ENTRY_POINTS: &[&str] = &["msm_scalars_from_montgomery"];
 /// (`shaders/kernels/msm_scalars.wgsl`), over the scalar field `f` (an `Fr`: 8-word packed
 /// elements).
 pub fn msm_scalars(f: FieldModule) -> Composed {
-    let mut parts = f.parts();
-    parts.push(field_shim(f));
-    parts.push(fragment!("kernels/msm_scalars.wgsl"));
-    Composed {
-        name: format!("msm_scalars/{}", f.id()),
-        parts,
-        entry_points: MSM_SCALARS_ENTRY_POINTS,
-    }
+    over_field(
+        f,
+        "msm_scalars",
+        fragment!("kernels/msm_scalars.wgsl"),
+        MSM_SCALARS_ENTRY_POINTS,
+    )
 }
 
 /// Entry points of the NTT pass module.
@@ -406,14 +420,7 @@ pub const NTT_ENTRY_POINTS: &[&str] = &["ntt_pass"];
 /// Radix-2^k NTT passes (`shaders/kernels/ntt.wgsl`) over the scalar field `f` (`Fr` only: the
 /// kernel moves 8-word packed elements).
 pub fn ntt(f: FieldModule) -> Composed {
-    let mut parts = f.parts();
-    parts.push(field_shim(f));
-    parts.push(fragment!("kernels/ntt.wgsl"));
-    Composed {
-        name: format!("ntt/{}", f.id()),
-        parts,
-        entry_points: NTT_ENTRY_POINTS,
-    }
+    over_field(f, "ntt", fragment!("kernels/ntt.wgsl"), NTT_ENTRY_POINTS)
 }
 
 /// Entry points of the elementwise witness-map module.
@@ -421,14 +428,12 @@ pub const NTT_ELEMENTWISE_ENTRY_POINTS: &[&str] = &["ntt_elementwise"];
 
 /// Elementwise kernels of the witness map (`shaders/kernels/ntt_elementwise.wgsl`) over `f`.
 pub fn ntt_elementwise(f: FieldModule) -> Composed {
-    let mut parts = f.parts();
-    parts.push(field_shim(f));
-    parts.push(fragment!("kernels/ntt_elementwise.wgsl"));
-    Composed {
-        name: format!("ntt_elementwise/{}", f.id()),
-        parts,
-        entry_points: NTT_ELEMENTWISE_ENTRY_POINTS,
-    }
+    over_field(
+        f,
+        "ntt_elementwise",
+        fragment!("kernels/ntt_elementwise.wgsl"),
+        NTT_ELEMENTWISE_ENTRY_POINTS,
+    )
 }
 
 /// The scalar fields the NTT supports.
