@@ -60,19 +60,33 @@ fn vm_run(entry: u32) {
         let d = (ins >> 4u) & 255u;
         let a = (ins >> 12u) & 255u;
         let b = ins >> 20u;
+        // Arithmetic (MUL, ADD, SUB, DBL) shares one operand fetch and one result store, so
+        // the loop holds one copy of the unpacking and packing code instead of one per case.
+        if (code <= 4u) {
+            let x = reg(a);
+            var y = x;
+            if (code != 4u) {
+                y = reg(b);
+            }
+            var r: Fe;
+            switch code {
+                case 1u: {
+                    r = fe_mul(x, y);
+                }
+                case 2u: {
+                    r = fe_add(x, y);
+                }
+                case 3u: {
+                    r = fe_sub(x, y);
+                }
+                default: {
+                    r = fe_double(x);
+                }
+            }
+            set_reg(d, r);
+            continue;
+        }
         switch code {
-            case 1u: {
-                set_reg(d, fe_mul(reg(a), reg(b)));
-            }
-            case 2u: {
-                set_reg(d, fe_add(reg(a), reg(b)));
-            }
-            case 3u: {
-                set_reg(d, fe_sub(reg(a), reg(b)));
-            }
-            case 4u: {
-                set_reg(d, fe_double(reg(a)));
-            }
             case 5u: {
                 regs[d] = regs[a];
             }
