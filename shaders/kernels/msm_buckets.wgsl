@@ -59,6 +59,8 @@ struct BucketParams {
     _pad1: u32,
     _pad2: u32,
     _pad3: u32,
+    // The scalar field's modulus r, 8 little-endian words (msm_digits).
+    modulus: array<vec4<u32>, 2>,
 }
 
 override WORKGROUP_SIZE: u32 = 64u;
@@ -77,31 +79,58 @@ const SCAN_THREADS: u32 = 256u;
 // chunks of any bucket, [2..] their slots, in no fixed order.
 @group(0) @binding(8) var<storage, read_write> combine_list: array<atomic<u32>>;
 
-// Bits [w c, w c + c) of scalar i.
-fn window_bits(i: u32, w: u32) -> u32 {
+// Bits [w c, w c + c) of the 256-bit integer `x`.
+fn window_bits(x: array<u32, 8>, w: u32) -> u32 {
     let bit = w * bp.c;
     let word = bit / 32u;
     let sh = bit % 32u;
     var v = 0u;
     if (word < 8u) {
-        v = scalars[i * 8u + word] >> sh;
+        v = x[word] >> sh;
         if (sh + bp.c > 32u && word + 1u < 8u) {
-            v = v | (scalars[i * 8u + word + 1u] << (32u - sh));
+            v = v | (x[word + 1u] << (32u - sh));
         }
     }
     return v & ((1u << bp.c) - 1u);
 }
 
+// Signed c-bit digits of scalar i, window-major, as (bucket << 1) | negative, counted into
+// the histogram. Like arkworks' `msm` (ark-ec's msm_signed), a scalar s of more than 64 bits
+// with r - s < 2^64 is taken as the integer s - r: its digits are those of r - s, negated.
+// In the prime-order subgroup (s - r) P = s P; outside it the two differ, and arkworks' sum
+// is the one to match.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_digits(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x + gid.y * bp.row_stride;
     if (i >= bp.n) {
         return;
     }
+    var x: array<u32, 8>;
+    var minus: array<u32, 8>;
+    var borrow = 0u;
+    var high = 0u;
+    var diff_high = 0u;
+    for (var k = 0u; k < 8u; k++) {
+        let s = scalars[i * 8u + k];
+        x[k] = s;
+        let r = bp.modulus[k / 4u][k % 4u];
+        let t = r - s;
+        minus[k] = t - borrow;
+        borrow = select(0u, 1u, s > r || (s == r && borrow != 0u));
+        if (k >= 2u) {
+            high = high | s;
+            diff_high = diff_high | minus[k];
+        }
+    }
+    // r - s < 2^64 < s (s < r, so no borrow out of the top word).
+    let negate = borrow == 0u && diff_high == 0u && high != 0u;
+    if (negate) {
+        x = minus;
+    }
     let half = 1u << (bp.c - 1u);
     var carry = 0u;
     for (var w = 0u; w < bp.windows; w++) {
-        let raw = window_bits(i, w) + carry;
+        let raw = window_bits(x, w) + carry;
         var d = raw;
         var sign = 0u;
         carry = 0u;
@@ -110,6 +139,9 @@ fn msm_digits(@builtin(global_invocation_id) gid: vec3<u32>) {
             d = (1u << bp.c) - raw;
             sign = 1u;
             carry = 1u;
+        }
+        if (negate) {
+            sign = sign ^ 1u;
         }
         digits[w * bp.n + i] = (d << 1u) | sign;
         if (d != 0u) {

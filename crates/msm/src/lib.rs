@@ -232,6 +232,19 @@ struct BucketParams {
     folds: u32,
     load: u32,
     _pad: [u32; 3],
+    /// The scalar field's modulus, little-endian words (`msm_digits` takes scalars within
+    /// 2^64 below it as negative, as arkworks' `msm` does).
+    modulus: [u32; 8],
+}
+
+/// `F`'s modulus as 8 little-endian `u32` words.
+fn modulus_words<F: PrimeField>() -> [u32; 8] {
+    let mut w = [0u32; 8];
+    for (k, limb) in F::MODULUS.as_ref().iter().enumerate().take(4) {
+        w[2 * k] = *limb as u32;
+        w[2 * k + 1] = (*limb >> 32) as u32;
+    }
+    w
 }
 
 /// `msm_combine_args`' parameters (shaders/kernels/msm_buckets.wgsl).
@@ -1344,6 +1357,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             folds: 1,
             load: 1,
             _pad: [0; 3],
+            modulus: modulus_words::<C::Scalar>(),
         };
         let acc_regs = 4 * C::DEGREE as u32;
         let accumulate = AccumulateParams {

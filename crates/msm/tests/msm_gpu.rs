@@ -746,6 +746,95 @@ where
     }
 }
 
+/// Bases on the curve but outside the prime-order subgroup (`point` draws one, or `None`),
+/// mixed with the identity, a subgroup point, a duplicate and a negation: arkworks sums them
+/// in the whole curve group with the scalars' canonical integers, and so must the GPU, plain
+/// and with folded bases (whose window multiples are computed from these points too).
+fn check_off_subgroup<C: GpuCurve>(mut point: impl FnMut(&mut StdRng) -> Option<C::Affine>)
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let mut rng = rng_for::<C>("off-subgroup");
+    let n = 37;
+    let mut bases = Vec::with_capacity(n);
+    let mut tries = 0;
+    while bases.len() < n {
+        tries += 1;
+        assert!(tries < 100 * n, "{}: no points off the subgroup", C::ID);
+        if let Some(p) = point(&mut rng) {
+            bases.push(p);
+        }
+    }
+    bases[0] = C::Affine::zero();
+    bases[1] = C::Projective::rand(&mut rng).into_affine();
+    bases[2] = bases[3];
+    bases[5] = (-bases[6].into_group()).into_affine();
+    let mut scalars = mixed_scalars::<C>(n, 5, &mut rng);
+    // Equal bases with equal scalars meet in one bucket: P + P off the subgroup.
+    scalars[2] = scalars[3];
+    scalars[5] = scalars[6];
+    let want = ark_msm::<C>(&bases, &scalars);
+    let naive: C::Projective = bases
+        .iter()
+        .zip(&scalars)
+        .map(|(b, s)| b.mul_bigint(s.into_bigint()))
+        .sum();
+    // arkworks takes scalars within 2^64 below r (here r - 1) as negative: (s - r) P, not s P.
+    assert_ne!(naive, want, "{}: arkworks' sum equals the plain one", C::ID);
+    // A point off the subgroup times r is not the identity: the sum depends on the integers.
+    assert_ne!(
+        bases[4].mul_bigint(C::Scalar::MODULUS),
+        C::Projective::zero(),
+        "{}: base 4 is in the subgroup",
+        C::ID
+    );
+    let msm = GpuMsm::<C>::new(ctx()).unwrap();
+    assert_eq!(
+        msm.msm_blocking(&bases, &scalars).unwrap(),
+        want,
+        "{}",
+        C::ID
+    );
+    let fold = Fold {
+        folds: 4,
+        window_bits: Some(7),
+    };
+    let folded = msm.prepare_sets_folded_blocking(&[&bases], fold).unwrap();
+    assert_eq!(
+        msm.msm_sets_blocking(
+            &folded,
+            PreparedScalars::new(&scalars).all(),
+            MsmConfig::default()
+        )
+        .unwrap(),
+        vec![want],
+        "{} folded",
+        C::ID
+    );
+}
+
+/// A random point of a short Weierstrass curve off its prime-order subgroup.
+fn sw_off_subgroup<P: ark_ec::short_weierstrass::SWCurveConfig>(
+    rng: &mut StdRng,
+) -> Option<ark_ec::short_weierstrass::Affine<P>> {
+    let x = P::BaseField::rand(rng);
+    ark_ec::short_weierstrass::Affine::<P>::get_point_from_x_unchecked(x, rng.r#gen())
+        .filter(|p| p.is_on_curve() && !p.is_in_correct_subgroup_assuming_on_curve())
+}
+
+#[test]
+fn off_subgroup_bases_match_arkworks() {
+    check_off_subgroup::<Bls12_381G1>(sw_off_subgroup::<ark_bls12_381::g1::Config>);
+    check_off_subgroup::<Bls12_377G1>(sw_off_subgroup::<ark_bls12_377::g1::Config>);
+    check_off_subgroup::<Bls12_381G2>(sw_off_subgroup::<ark_bls12_381::g2::Config>);
+    check_off_subgroup::<Bls12_377G2>(sw_off_subgroup::<ark_bls12_377::g2::Config>);
+    check_off_subgroup::<EdOnBls12_377>(|rng| {
+        let y = ark_ed_on_bls12_377::Fq::rand(rng);
+        ark_ed_on_bls12_377::EdwardsAffine::get_point_from_y_unchecked(y, rng.r#gen())
+            .filter(|p| p.is_on_curve() && !p.is_in_correct_subgroup_assuming_on_curve())
+    });
+}
+
 macro_rules! msm_tests {
     ($name:ident, $curve:ty, $sizes:expr) => {
         mod $name {
