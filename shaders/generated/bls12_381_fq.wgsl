@@ -756,7 +756,7 @@ fn fq_neg(a: Fq) -> Fq {
     return Fq(select(e0, d0, nb != 0u), select(e1, d1, nb != 0u), select(e2, d2, nb != 0u), select(e3, d3, nb != 0u), select(e4, d4, nb != 0u), select(e5, d5, nb != 0u), select(e6, d6, nb != 0u), select(e7, d7, nb != 0u), select(e8, d8, nb != 0u), select(e9, d9, nb != 0u), select(e10, d10, nb != 0u), select(e11, d11, nb != 0u), select(e12, d12, nb != 0u), select(e13, d13, nb != 0u), select(e14, d14, nb != 0u), select(e15, d15, nb != 0u), select(e16, d16, nb != 0u), select(e17, d17, nb != 0u), select(e18, d18, nb != 0u), select(e19, d19, nb != 0u), select(e20, d20, nb != 0u), select(e21, d21, nb != 0u), select(e22, d22, nb != 0u), select(e23, d23, nb != 0u), select(e24, d24, nb != 0u), select(e25, d25, nb != 0u), select(e26, d26, nb != 0u), select(e27, d27, nb != 0u), select(e28, d28, nb != 0u), select(e29, d29, nb != 0u));
 }
 
-// a b R^-1: CIOS Montgomery product, lazy carries (inputs < 2p, canonical out)
+// a b R^-1: CIOS Montgomery product, lazy carries (a b < R p, e.g. inputs < 2p; canonical out)
 fn fq_mul(a: Fq, b: Fq) -> Fq {
     var t = a[0] * b[0];
     var q = ((t & 8191u) * 8189u) & 8191u;

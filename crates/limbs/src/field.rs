@@ -40,6 +40,7 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
             "add",
             Src::Arg(0),
             Src::Arg(1),
+            &p.p_limbs,
             "a + b (canonical in, canonical out)",
         ),
         add(
@@ -47,6 +48,7 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
             "double",
             Src::Arg(0),
             Src::Arg(0),
+            &p.p_limbs,
             "2a (canonical in, canonical out)",
         ),
         sub(
@@ -54,6 +56,7 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
             "sub",
             Src::Arg(0),
             Src::Arg(1),
+            &p.p_limbs,
             "a - b (canonical in, canonical out)",
         ),
         sub(
@@ -61,6 +64,7 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
             "neg",
             Src::Const(vec![0; p.n_limbs]),
             Src::Arg(0),
+            &p.p_limbs,
             "-a (canonical in, canonical out)",
         ),
         mul(
@@ -68,7 +72,8 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
             "mul",
             Src::Arg(0),
             Src::Arg(1),
-            "a b R^-1: CIOS Montgomery product, lazy carries (inputs < 2p, canonical out)",
+            Reduce::Canonical,
+            "a b R^-1: CIOS Montgomery product, lazy carries (a b < R p, e.g. inputs < 2p; canonical out)",
         ),
         square(p),
         mul(
@@ -76,6 +81,7 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
             "to_mont",
             Src::Arg(0),
             Src::Const(p.r2_limbs.clone()),
+            Reduce::Canonical,
             "a R: into Montgomery form (a R^2 R^-1; input < 2p, canonical out)",
         ),
         mul(
@@ -83,6 +89,7 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
             "from_mont",
             Src::Arg(0),
             Src::Const(one),
+            Reduce::Canonical,
             "a R^-1: out of Montgomery form (input < 2p, canonical out)",
         ),
         is_zero(p),
@@ -90,6 +97,66 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
         unpack(p),
         pack(p),
     ]
+}
+
+/// The functions of the redundant range `[0, 2p)` (docs/limbs.md, "Lazy reduction"):
+/// normalized limbs, values reduced only where a bound requires it. They live in a module of
+/// their own (`<field>_lazy.wgsl`) that only the kernels using them compose, since even an
+/// uncalled function lengthens a pipeline's compilation.
+pub fn lazy_programs(p: &FieldParams) -> Vec<Program> {
+    vec![
+        mul(
+            p,
+            "mul_lazy",
+            Src::Arg(0),
+            Src::Arg(1),
+            Reduce::Lazy,
+            "a b R^-1 without the final subtraction (a b < R p, e.g. a < 4p and b < 2p; result < 2p)",
+        ),
+        add(
+            p,
+            "add_lazy",
+            Src::Arg(0),
+            Src::Arg(1),
+            &p.twice_p_limbs(),
+            "a + b, reduced below 2p (inputs < 2p; result < 2p)",
+        ),
+        sub(
+            p,
+            "sub_lazy",
+            Src::Arg(0),
+            Src::Arg(1),
+            &p.twice_p_limbs(),
+            "a - b, 2p added on a borrow (inputs < 2p; result < 2p)",
+        ),
+        sub_wide(p),
+        reduce(p),
+    ]
+}
+
+/// How far a multiplication reduces its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reduce {
+    /// Below `p`.
+    Canonical,
+    /// Below `2p`: the final conditional subtraction is left out.
+    Lazy,
+}
+
+/// `q = t mu mod 2^13`, the Montgomery quotient digit. When `p = 1 mod 2^13` (so `mu = -1`)
+/// it is `-t mod 2^13`: one operation fewer than the product.
+fn quotient_digit(p: &FieldParams, t: Var) -> Expr {
+    if p.mu == LIMB_MASK {
+        Expr::NegMask(Box::new(Expr::Var(t)), LIMB_MASK)
+    } else {
+        Expr::masked(
+            Expr::Mul(
+                Box::new(Expr::masked(Expr::Var(t), LIMB_MASK)),
+                Box::new(Expr::Lit(p.mu)),
+            ),
+            LIMB_MASK,
+        )
+    }
 }
 
 /// Bit `i` of the 13-bit limbs sits in word `i / 32` of the packed form: the two layouts of the
@@ -166,7 +233,7 @@ fn pack(p: &FieldParams) -> Program {
 /// `s_j` takes at most `2n` limb products plus one carry before the final normalization, which
 /// [`crate::params::CARRY_FREE_PRODUCTS`] bounds (the `nSafe` idea of mitschabaude/montgomery).
 /// `n^2 + n^2 + n` u32 multiplications; literal operands are folded.
-fn mul(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
+fn mul(p: &FieldParams, name: &str, x: Src, y: Src, reduce: Reduce, doc: &str) -> Program {
     let n = p.n_limbs;
     let mut b = ProgramBuilder::new(
         name,
@@ -193,14 +260,7 @@ fn mul(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
         let have_q = match Expr::sum(t_terms) {
             Some(e) => {
                 b.assign(t, e);
-                let q_expr = Expr::masked(
-                    Expr::Mul(
-                        Box::new(Expr::masked(Expr::Var(t), LIMB_MASK)),
-                        Box::new(Expr::Lit(p.mu)),
-                    ),
-                    LIMB_MASK,
-                );
-                b.assign(q, q_expr);
+                b.assign(q, quotient_digit(p, t));
                 let low = Expr::sum(
                     [Expr::Var(t)]
                         .into_iter()
@@ -249,7 +309,11 @@ fn mul(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
             }
         })
         .collect();
-    let result = normalize_and_reduce(&mut b, p, limbs);
+    let r = normalize(&mut b, p, limbs);
+    let result = match reduce {
+        Reduce::Canonical => conditional_subtract(&mut b, &p.p_limbs, &r),
+        Reduce::Lazy => r.into_iter().map(Expr::Var).collect(),
+    };
     b.finish(result)
 }
 
@@ -292,16 +356,7 @@ fn square(p: &FieldParams) -> Program {
     let q = b.var("q");
     let c = b.var("c");
     for i in 0..n {
-        b.assign(
-            q,
-            Expr::masked(
-                Expr::Mul(
-                    Box::new(Expr::masked(Expr::Var(t[i]), LIMB_MASK)),
-                    Box::new(Expr::Lit(p.mu)),
-                ),
-                LIMB_MASK,
-            ),
-        );
+        b.assign(q, quotient_digit(p, t[i]));
         let low = Expr::sum(
             [Expr::Var(t[i])]
                 .into_iter()
@@ -341,6 +396,12 @@ fn square(p: &FieldParams) -> Program {
 /// Carries unnormalized limbs into 13-bit limbs (the value must be `< 2p < R`), then subtracts
 /// `p` once if the value is at least `p`. Returns canonical limbs.
 fn normalize_and_reduce(b: &mut ProgramBuilder, p: &FieldParams, limbs: Vec<Expr>) -> Vec<Expr> {
+    let r = normalize(b, p, limbs);
+    conditional_subtract(b, &p.p_limbs, &r)
+}
+
+/// Carries unnormalized limbs into 13-bit limbs; the value must be below `R`.
+fn normalize(b: &mut ProgramBuilder, p: &FieldParams, limbs: Vec<Expr>) -> Vec<Var> {
     let n = p.n_limbs;
     let r: Vec<Var> = (0..n).map(|j| b.var(format!("r{j}"))).collect();
     let k = b.var("k");
@@ -358,20 +419,20 @@ fn normalize_and_reduce(b: &mut ProgramBuilder, p: &FieldParams, limbs: Vec<Expr
             b.assign(r[j], Expr::masked(Expr::Var(r[j]), LIMB_MASK));
         }
     }
-    conditional_subtract(b, p, &r)
+    r
 }
 
-/// Given normalized limbs of a value `< 2p`, the limbs of the value reduced below `p`:
-/// `d = r - p` with a borrow chain kept in range by adding `2^13` to each limb first, then
-/// `select(r, d, no borrow)`.
-fn conditional_subtract(b: &mut ProgramBuilder, p: &FieldParams, r: &[Var]) -> Vec<Expr> {
-    let n = p.n_limbs;
+/// Given normalized limbs of a value `< 2m` (`m` is `p` or `2p`, in normalized limbs), the
+/// limbs of the value reduced below `m`: `d = r - m` with a borrow chain kept in range by
+/// adding `2^13` to each limb first, then `select(r, d, no borrow)`.
+fn conditional_subtract(b: &mut ProgramBuilder, m: &[u32], r: &[Var]) -> Vec<Expr> {
+    let n = m.len();
     let d: Vec<Var> = (0..n).map(|j| b.var(format!("d{j}"))).collect();
     let w = b.var("w");
     let no_borrow = b.var("nb");
     for j in 0..n {
         // w = r_j + 2^13 - p_j - borrow, with borrow = 1 - no_borrow; w is in [0, 2^14).
-        let top = Expr::plus(Expr::Var(r[j]), Expr::Lit((1 << LIMB_BITS) - p.p_limbs[j]));
+        let top = Expr::plus(Expr::Var(r[j]), Expr::Lit((1 << LIMB_BITS) - m[j]));
         let w_expr = if j == 0 {
             top
         } else {
@@ -390,18 +451,74 @@ fn conditional_subtract(b: &mut ProgramBuilder, p: &FieldParams, r: &[Var]) -> V
         .collect()
 }
 
-fn add(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
+/// `x + y` reduced below `m` (`p`, or `2p` for the lazy variant): inputs below `m`.
+fn add(p: &FieldParams, name: &str, x: Src, y: Src, m: &[u32], doc: &str) -> Program {
     let n = p.n_limbs;
     let arity = 1 + u8::from(matches!(y, Src::Arg(1)));
     let mut b = ProgramBuilder::new(name, arity, Returns::Element, doc);
     let limbs: Vec<Expr> = (0..n).map(|j| Expr::plus(x.limb(j), y.limb(j))).collect();
-    let result = normalize_and_reduce(&mut b, p, limbs);
+    let r = normalize(&mut b, p, limbs);
+    let result = conditional_subtract(&mut b, m, &r);
+    b.finish(result)
+}
+
+/// `x + 2p - y` for `x, y < 2p`, in `(0, 4p)`: one carry chain and no reduction. Each limb is
+/// lifted by `2^13` so nothing goes below zero; the lifts add up to exactly `2^(13n)`, which
+/// leaves as the final carry.
+fn sub_wide(p: &FieldParams) -> Program {
+    let n = p.n_limbs;
+    let twice = p.twice_p_limbs();
+    let mut b = ProgramBuilder::new(
+        "sub_wide",
+        2,
+        Returns::Element,
+        "a - b + 2p without reduction (inputs < 2p; result in (0, 4p))",
+    );
+    let r: Vec<Var> = (0..n).map(|j| b.var(format!("r{j}"))).collect();
+    let k = b.var("k");
+    for j in 0..n {
+        let x = Expr::Arg(0, j as u16);
+        let y = Expr::Arg(1, j as u16);
+        // w = x_j + 2p_j + 2^13 - y_j, plus the incoming carry less the previous limb's lift.
+        let w = if j == 0 {
+            Expr::minus(Expr::plus(x, Expr::Lit(twice[j] + (1 << LIMB_BITS))), y)
+        } else {
+            Expr::minus(
+                Expr::plus(
+                    Expr::plus(x, Expr::Lit(twice[j] + (1 << LIMB_BITS))),
+                    Expr::Var(k),
+                ),
+                Expr::plus(y, Expr::Lit(1)),
+            )
+        };
+        b.assign(r[j], w);
+        if j + 1 < n {
+            b.assign(k, Expr::shifted(Expr::Var(r[j]), LIMB_BITS));
+        }
+        b.assign(r[j], Expr::masked(Expr::Var(r[j]), LIMB_MASK));
+    }
+    b.finish(r.into_iter().map(Expr::Var).collect())
+}
+
+/// `x mod p` for `x < 2p`: the conditional subtraction alone.
+fn reduce(p: &FieldParams) -> Program {
+    let mut b = ProgramBuilder::new(
+        "reduce",
+        1,
+        Returns::Element,
+        "a mod p (input < 2p, canonical out)",
+    );
+    let r: Vec<Var> = (0..p.n_limbs)
+        .map(|j| b.bind(format!("r{j}"), Expr::Arg(0, j as u16)))
+        .collect();
+    let result = conditional_subtract(&mut b, &p.p_limbs, &r);
     b.finish(result)
 }
 
 /// `x - y`: a borrow chain (each limb lifted by `2^13` so nothing goes below zero), then `p`
 /// added back under `select` when the chain ends in a borrow.
-fn sub(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
+/// `x - y` for `x, y < m` (`p`, or `2p` for the lazy variant), in `[0, m)`.
+fn sub(p: &FieldParams, name: &str, x: Src, y: Src, m: &[u32], doc: &str) -> Program {
     let n = p.n_limbs;
     let mut b = ProgramBuilder::new(
         name,
@@ -436,7 +553,7 @@ fn sub(p: &FieldParams, name: &str, x: Src, y: Src, doc: &str) -> Program {
     let e: Vec<Var> = (0..n).map(|j| b.var(format!("e{j}"))).collect();
     let k = b.var("k");
     for j in 0..n {
-        let sum = Expr::plus(Expr::Var(d[j]), Expr::Lit(p.p_limbs[j]));
+        let sum = Expr::plus(Expr::Var(d[j]), Expr::Lit(m[j]));
         let sum = if j == 0 {
             sum
         } else {

@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use crate::field::programs;
+use crate::field::{lazy_programs, programs};
 use crate::params::FieldParams;
 use crate::program::{Overflow, Program};
 
@@ -43,7 +43,13 @@ impl KnownField {
         }
     }
 
-    /// The CPU emulator of this field's generated functions.
+    /// Whether the field ships a module of redundant-range functions (`<stem>_lazy.wgsl`): the
+    /// scalar fields, for the NTT.
+    pub fn has_lazy_module(self) -> bool {
+        matches!(self, KnownField::Bls12_381Fr | KnownField::Bls12_377Fr)
+    }
+
+    /// The CPU emulator of this field's generated functions (the lazy ones included).
     pub fn emulator(self) -> &'static Emulator {
         &self.cached().1
     }
@@ -149,7 +155,7 @@ impl Emulator {
     pub fn new(p: &FieldParams) -> Self {
         Self {
             n_limbs: p.n_limbs,
-            programs: programs(p),
+            programs: programs(p).into_iter().chain(lazy_programs(p)).collect(),
         }
     }
 

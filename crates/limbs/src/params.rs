@@ -107,6 +107,11 @@ impl FieldParams {
             .expect("every arkworks prime field used by zkgpu fits the 13-bit layout")
     }
 
+    /// `2p` in limbs: the bound of the lazy range (`4p < R`, so it fits).
+    pub fn twice_p_limbs(&self) -> Vec<u32> {
+        to_limbs(&(&self.modulus << 1u32), self.n_limbs)
+    }
+
     /// `R = 2^(13 n)`.
     pub fn r(&self) -> BigUint {
         BigUint::one() << (LIMB_BITS as usize * self.n_limbs)

@@ -30,6 +30,9 @@ pub enum Expr {
     And(Box<Expr>, u32),
     /// `l ^ r`
     Xor(Box<Expr>, Box<Expr>),
+    /// `(0 - e) & m`: a negation modulo a power of two, the one place where `u32` arithmetic
+    /// wraps by design (the mask keeps only the low bits, which wrapping leaves exact).
+    NegMask(Box<Expr>, u32),
     /// `select(if_false, if_true, cond != 0)`
     Select {
         cond: Box<Expr>,
@@ -231,7 +234,7 @@ impl Program {
                     usize::from(!shift) + count(l) + count(r)
                 }
                 Expr::Add(l, r) | Expr::Sub(l, r) | Expr::Xor(l, r) => count(l) + count(r),
-                Expr::Shr(e, _) | Expr::And(e, _) => count(e),
+                Expr::Shr(e, _) | Expr::And(e, _) | Expr::NegMask(e, _) => count(e),
                 Expr::Select {
                     cond,
                     if_true,
@@ -312,6 +315,7 @@ impl Program {
             }
             Expr::Shr(e, k) => self.eval_expr(e, args, env, stmt)? >> k,
             Expr::And(e, m) => self.eval_expr(e, args, env, stmt)? & m,
+            Expr::NegMask(e, m) => self.eval_expr(e, args, env, stmt)?.wrapping_neg() & m,
             Expr::Xor(l, r) => {
                 self.eval_expr(l, args, env, stmt)? ^ self.eval_expr(r, args, env, stmt)?
             }
@@ -412,6 +416,7 @@ impl Program {
             Expr::Mul(l, r) => format!("{} * {}", self.multiplicative(l), self.operand(r)),
             Expr::Shr(e, k) => format!("{} >> {k}u", self.operand(e)),
             Expr::And(e, m) => format!("{} & {m}u", self.operand(e)),
+            Expr::NegMask(e, m) => format!("(0u - {}) & {m}u", self.multiplicative(e)),
             Expr::Xor(l, r) => format!("{} ^ {}", self.operand(l), self.operand(r)),
             Expr::Select {
                 cond,

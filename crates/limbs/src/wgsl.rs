@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::field::programs;
+use crate::field::{lazy_programs, programs};
 use crate::fields::{KnownField, KnownFq2};
 use crate::params::{CARRY_FREE_PRODUCTS, FieldParams, LIMB_BITS};
 
@@ -61,6 +61,25 @@ pub fn prime_field_module(p: &FieldParams) -> String {
     );
     for prog in programs(p) {
         out.push_str(&prog.to_wgsl(pre, ty));
+        out.push('\n');
+    }
+    out
+}
+
+/// The redundant-range functions of one prime field (composed after its module).
+pub fn lazy_field_module(p: &FieldParams) -> String {
+    let mut out = header(
+        &format!(
+            "{} redundant-range functions over the `{}_` module (docs/limbs.md, \"Lazy reduction\").",
+            p.name, p.prefix
+        ),
+        &[
+            "limbs < 2^13 in and out; value bounds as each function states (2p < 4p < R)"
+                .to_owned(),
+        ],
+    );
+    for prog in lazy_programs(p) {
+        out.push_str(&prog.to_wgsl(&p.prefix, &p.type_name));
         out.push('\n');
     }
     out
@@ -163,6 +182,17 @@ pub fn generated_modules() -> Vec<(String, String)> {
         .iter()
         .map(|f| (f.file_stem().to_owned(), prime_field_module(&f.params())))
         .collect();
+    out.extend(
+        KnownField::ALL
+            .iter()
+            .filter(|f| f.has_lazy_module())
+            .map(|f| {
+                (
+                    format!("{}_lazy", f.file_stem()),
+                    lazy_field_module(&f.params()),
+                )
+            }),
+    );
     out.extend(
         KnownFq2::ALL
             .iter()

@@ -124,6 +124,86 @@ fn lazy_inputs_up_to_2p() {
     }
 }
 
+/// A uniform-ish value below `bound`.
+fn below(rng: &mut StdRng, bound: &BigUint) -> BigUint {
+    use ark_std::rand::RngCore;
+    let mut bytes = vec![0u8; bound.bits().div_ceil(8) as usize + 16];
+    rng.fill_bytes(&mut bytes);
+    BigUint::from_bytes_le(&bytes) % bound
+}
+
+/// The redundant-range programs against their contracts, at the ends of their input ranges
+/// and at random points: `mul_lazy` (a b < R p in, below 2p out), `add_lazy` and `sub_lazy`
+/// (below 2p in and out), `sub_wide` (a - b + 2p exactly, below 4p), `reduce` (below 2p in,
+/// canonical out); and the canonical `mul` on the same `a b < R p` inputs.
+#[test]
+fn lazy_range_programs() {
+    for f in KnownField::ALL {
+        let p = f.params();
+        let e = f.emulator();
+        let m = &p.modulus;
+        let (two_p, four_p) = (m * 2u32, m * 4u32);
+        let r_inv = p.r().modpow(&(m - 2u32), m);
+        let run = |op: &str, xs: &[&BigUint]| -> BigUint {
+            let limbs: Vec<Vec<u32>> = xs.iter().map(|x| p.to_limbs(x)).collect();
+            let args: Vec<&[u32]> = limbs.iter().map(Vec::as_slice).collect();
+            let out = e
+                .run(op, &args)
+                .unwrap_or_else(|err| panic!("{} {op}: {err}", p.name));
+            assert!(
+                out.iter().all(|&l| l < 1 << 13),
+                "{} {op}: wide limb",
+                p.name
+            );
+            p.from_limbs(&out)
+        };
+        let mut rng = StdRng::seed_from_u64(9);
+        let ends = |bound: &BigUint| {
+            vec![
+                BigUint::from(0u32),
+                BigUint::from(1u32),
+                m - 1u32,
+                m.clone(),
+                bound - 1u32,
+            ]
+        };
+        let mut pairs: Vec<(BigUint, BigUint)> = Vec::new();
+        for a in ends(&two_p) {
+            for b in ends(&two_p) {
+                pairs.push((a.clone(), b));
+            }
+        }
+        pairs.extend((0..100).map(|_| (below(&mut rng, &two_p), below(&mut rng, &two_p))));
+        for (a, b) in &pairs {
+            let sum = run("add_lazy", &[a, b]);
+            assert!(
+                sum < two_p && sum.clone() % m == (a + b) % m,
+                "{} add_lazy",
+                p.name
+            );
+            let diff = run("sub_lazy", &[a, b]);
+            assert!(
+                diff < two_p && (diff + b) % m == a % m,
+                "{} sub_lazy",
+                p.name
+            );
+            let wide = run("sub_wide", &[a, b]);
+            assert_eq!(wide, a + &two_p - b, "{} sub_wide", p.name);
+            let red = run("reduce", &[a]);
+            assert_eq!(red, a % m, "{} reduce", p.name);
+            // mul_lazy and mul on the widest inputs the NTT gives them: a < 4p, b < 2p.
+            let wide_a = &wide;
+            let want = (wide_a * b * &r_inv) % m;
+            let lazy = run("mul_lazy", &[wide_a, b]);
+            assert!(lazy < two_p && &lazy % m == want, "{} mul_lazy", p.name);
+            assert_eq!(run("mul", &[wide_a, b]), want, "{} mul", p.name);
+        }
+        let top = &four_p - 1u32;
+        let lazy = run("mul_lazy", &[&top, &(&two_p - 1u32)]);
+        assert!(lazy < two_p, "{} mul_lazy at the top", p.name);
+    }
+}
+
 /// The accumulators stay within u32 even for the widest possible limbs (all 0x1fff).
 #[test]
 fn all_ones_limbs_never_overflow() {
@@ -149,6 +229,12 @@ fn multiplication_counts() {
     let e = KnownField::Bls12_381Fq.emulator();
     assert_eq!(e.program("mul").unwrap().count_muls(), 2 * 30 * 30 + 30);
     assert!(e.program("square").unwrap().count_muls() <= 30 * 31 / 2 + 30 * 30 + 30);
+    // mu = -1: the quotient digit is a masked negation, no multiplication.
+    // Zero limbs of p fold away (BLS12-377 Fq has two, the scalar fields one or two).
+    let count = |f: KnownField| f.emulator().program("mul").unwrap().count_muls();
+    assert_eq!(count(KnownField::Bls12_377Fq), 1620);
+    assert_eq!(count(KnownField::Bls12_381Fr), 740);
+    assert_eq!(count(KnownField::Bls12_377Fr), 700);
 }
 
 fn check_fq2<P: ark_ff::Fp2Config>(f: KnownFq2, seed: u64)
