@@ -14,6 +14,9 @@
 //
 // Twiddles are in *our* Montgomery form (w 2^(13 n)), so fe_mul(x 2^256, w 2^(13 n)) =
 // x w 2^256: data stays in arkworks' form throughout and is never converted.
+// Values in the tile and between passes live in the redundant range [0, 2p) (the field's lazy
+// module): a butterfly's difference x0 - x1 + 2p < 4p times a canonical root is below 2p
+// without the final subtraction, and only the last pass reduces below p.
 // Twists come from a table of all N powers w^e (`twists`, one multiplication per element and
 // pass) where the device holds one, else, like coset powers, from two small tables,
 // w^e = hi[e >> h] * lo[e & (2^h - 1)] (two multiplications).
@@ -137,6 +140,7 @@ fn tile_set(e: u32, x: Fe) {
 }
 
 // x * hi[e >> h] * lo[e & mask], or x * twists[e] when `full`: one multiplication site.
+// x < 2p in, below 2p out (unreduced products of canonical table entries).
 fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Fe {
     var r = x;
     var f: Fe;
@@ -151,7 +155,7 @@ fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Fe {
         if (i == 1u) {
             f = table(lo_off + (e & ((1u << params.h) - 1u)));
         }
-        r = fe_mul(r, f);
+        r = fe_mul_lazy(r, f);
     }
     return r;
 }
@@ -202,13 +206,19 @@ fn ntt_pass(
         let i1 = i0 + half;
         let x0 = tile_get(i0);
         let x1 = tile_get(i1);
-        var y = fe_sub(x0, x1);
-        if (j != 0u) {
+        // Tile values stay in the redundant range [0, 2p) (docs/ntt.md): x0 - x1 + 2p < 4p
+        // times a canonical root is below 2p unreduced. The last stage (half = 1, uniform)
+        // has only j = 0; elsewhere j = 0 multiplies by the stored one, where the warp would
+        // otherwise wait for its other lanes' multiplication.
+        var y: Fe;
+        if (half == 1u) {
+            y = fe_sub_lazy(x0, x1);
+        } else {
             // w_(2^(k-st))^j = w_(2^roots_log)^(j 2^(roots_log - k + st))
-            y = fe_mul(y, table(params.roots + (j << (params.roots_log - k + st))));
+            y = fe_mul_lazy(fe_sub_wide(x0, x1), table(params.roots + (j << (params.roots_log - k + st))));
         }
         // Each butterfly owns i0 and i1 within a stage: no barrier between read and write.
-        tile_set(i0, fe_add(x0, x1));
+        tile_set(i0, fe_add_lazy(x0, x1));
         tile_set(i1, y);
         workgroupBarrier();
     }
@@ -237,6 +247,11 @@ fn ntt_pass(
                     e = idx;
                 }
                 x = times_power(x, params.out_hi, params.out_lo, e, params.out_mode == 3u);
+            }
+            // Between passes elements stay below 2p (2p < 2^256 fits the packed words); the
+            // last pass leaves them canonical.
+            if (params.s_log + k == params.n_log) {
+                x = fe_reduce(x);
             }
             store_packed(base + idx, x);
         }

@@ -167,6 +167,16 @@ pub const FIELD_FUNCTIONS: &[(&str, u8, bool)] = &[
     ("eq", 2, true),
 ];
 
+/// Functions of the redundant range `[0, 2p)` in the scalar fields' lazy modules, with their
+/// arity; docs/limbs.md gives their contracts.
+pub const LAZY_FUNCTIONS: &[(&str, u8)] = &[
+    ("mul_lazy", 2),
+    ("add_lazy", 2),
+    ("sub_lazy", 2),
+    ("sub_wide", 2),
+    ("reduce", 1),
+];
+
 /// Binds `Fe`, `FE_WORDS`, `fe_from_words`, `fe_to_words` and `fe_<op>` to field `f`.
 pub fn field_shim(f: FieldModule) -> Part {
     let (pre, ty) = f.prefix_and_type();
@@ -383,6 +393,34 @@ pub fn msm_buckets() -> Composed {
 
 /// A kernel over the field `f` alone: the field's library, its shim (`Fe`, `FE_WORDS`,
 /// `fe_*`), then `kernel`; named `name/<field>`.
+/// The lazy module of scalar field `f` and `fe_<op>` for its [`LAZY_FUNCTIONS`].
+fn lazy_parts(f: FieldModule) -> Vec<Part> {
+    let module = match f {
+        FieldModule::Bls12_381Fr => fragment!("generated/bls12_381_fr_lazy.wgsl"),
+        FieldModule::Bls12_377Fr => fragment!("generated/bls12_377_fr_lazy.wgsl"),
+        _ => panic!("{} has no lazy module", f.id()),
+    };
+    let (pre, _) = f.prefix_and_type();
+    let mut s = String::new();
+    for (op, arity) in LAZY_FUNCTIONS {
+        let (params, args) = if *arity == 1 {
+            ("a: Fe", "a")
+        } else {
+            ("a: Fe, b: Fe", "a, b")
+        };
+        s.push_str(&format!(
+            "fn fe_{op}({params}) -> Fe {{\n    return {pre}_{op}({args});\n}}\n"
+        ));
+    }
+    vec![
+        module,
+        Part {
+            origin: format!("<lazy fe shim for {}>", f.id()),
+            text: s,
+        },
+    ]
+}
+
 fn over_field(
     f: FieldModule,
     name: &str,
@@ -420,7 +458,10 @@ pub const NTT_ENTRY_POINTS: &[&str] = &["ntt_pass"];
 /// Radix-2^k NTT passes (`shaders/kernels/ntt.wgsl`) over the scalar field `f` (`Fr` only: the
 /// kernel moves 8-word packed elements).
 pub fn ntt(f: FieldModule) -> Composed {
-    over_field(f, "ntt", fragment!("kernels/ntt.wgsl"), NTT_ENTRY_POINTS)
+    let mut m = over_field(f, "ntt", fragment!("kernels/ntt.wgsl"), NTT_ENTRY_POINTS);
+    let kernel = m.parts.len() - 1;
+    m.parts.splice(kernel..kernel, lazy_parts(f));
+    m
 }
 
 /// Entry points of the elementwise witness-map module.
