@@ -1,7 +1,7 @@
 // Radix-2^k NTT passes over a prime field (the `Fe` shim), elements moved in arkworks' packed
 // layout (8 little-endian u32 words, the Montgomery form x 2^256 that `Fp` stores).
 //
-// A transform of size N = 2^L runs as P passes of k_1 + ... + k_P = L bits (k <= 9). Pass p
+// A transform of size N = 2^L runs as P passes of k_1 + ... + k_P = L bits (k <= 8). Pass p
 // sees the array as s = 2^(k_1 + ... + k_(p-1)) interleaved sub-transforms of size M = N / s.
 // With N1 = 2^k and N2 = M / N1, a sub-transform at offset o decomposes as (the "four-step"
 // split)
@@ -68,11 +68,16 @@ struct NttParams {
 // w^e for every e < N (out_mode 3; a placeholder otherwise), in the tables' form.
 @group(0) @binding(8) var<storage, read> twists: array<vec4<u32>>;
 
-const NTT_WG: u32 = 256u;
-const NTT_TILE: u32 = 512u;
+const NTT_WG: u32 = 128u;
+const NTT_TILE: u32 = 256u;
 
-// Word w of tile element e at w * 512 + e: consecutive elements in consecutive banks.
-var<workgroup> tile: array<u32, 4096>;
+// A workgroup of 128 invocations transforms a tile of 256 elements in workgroup memory (10 KiB:
+// within WebGPU's default 16 KiB). Tile element e is kept as its 20 limbs in 10 words of two
+// 16-bit halves, word w at w * 256 + e: consecutive elements in consecutive banks, and a limb
+// is one mask or shift away (the 8-word packed form cost a 32-bit repacking per access, which
+// made the butterflies twice as slow on the H100; docs/PERFORMANCE.md).
+const_assert FE_WORDS == 20u;
+var<workgroup> tile: array<u32, 2560>;
 
 // Element e of the batch from `src`'s pages.
 fn load_packed(e: u32) -> Fe {
@@ -125,18 +130,30 @@ fn twist(e: u32) -> Fe {
 }
 
 fn tile_get(e: u32) -> Fe {
-    var w: array<u32, 8>;
-    for (var i = 0u; i < 8u; i++) {
-        w[i] = tile[i * NTT_TILE + e];
-    }
-    return fe_unpack(w);
+    let w0 = tile[e];
+    let w1 = tile[256u + e];
+    let w2 = tile[512u + e];
+    let w3 = tile[768u + e];
+    let w4 = tile[1024u + e];
+    let w5 = tile[1280u + e];
+    let w6 = tile[1536u + e];
+    let w7 = tile[1792u + e];
+    let w8 = tile[2048u + e];
+    let w9 = tile[2304u + e];
+    return Fe(w0 & 8191u, w0 >> 16u, w1 & 8191u, w1 >> 16u, w2 & 8191u, w2 >> 16u, w3 & 8191u, w3 >> 16u, w4 & 8191u, w4 >> 16u, w5 & 8191u, w5 >> 16u, w6 & 8191u, w6 >> 16u, w7 & 8191u, w7 >> 16u, w8 & 8191u, w8 >> 16u, w9 & 8191u, w9 >> 16u);
 }
 
 fn tile_set(e: u32, x: Fe) {
-    let w = fe_pack(x);
-    for (var i = 0u; i < 8u; i++) {
-        tile[i * NTT_TILE + e] = w[i];
-    }
+    tile[e] = x[0] | (x[1] << 16u);
+    tile[256u + e] = x[2] | (x[3] << 16u);
+    tile[512u + e] = x[4] | (x[5] << 16u);
+    tile[768u + e] = x[6] | (x[7] << 16u);
+    tile[1024u + e] = x[8] | (x[9] << 16u);
+    tile[1280u + e] = x[10] | (x[11] << 16u);
+    tile[1536u + e] = x[12] | (x[13] << 16u);
+    tile[1792u + e] = x[14] | (x[15] << 16u);
+    tile[2048u + e] = x[16] | (x[17] << 16u);
+    tile[2304u + e] = x[18] | (x[19] << 16u);
 }
 
 // x * hi[e >> h] * lo[e & mask], or x * twists[e] when `full`: one multiplication site.
@@ -160,7 +177,7 @@ fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Fe {
     return r;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(128)
 fn ntt_pass(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(local_invocation_index) t: u32,

@@ -33,7 +33,7 @@ pub struct NttArgs {
     /// Timed GPU runs after a warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
-    /// Largest pass in bits (1..=9); repeat to compare [default: the engine's].
+    /// Largest pass in bits (1..=8); repeat to compare [default: the engine's].
     #[arg(long)]
     max_pass_bits: Vec<u32>,
     /// Most elements per storage binding, log2 (data is paged across up to three bindings)

@@ -239,10 +239,11 @@ pub struct GpuNtt<'c, F: NttField> {
 }
 
 /// The default largest pass (bits): chosen by measurement, see docs/PERFORMANCE.md.
-pub const DEFAULT_MAX_PASS_BITS: u32 = 9;
+pub const DEFAULT_MAX_PASS_BITS: u32 = 8;
 pub use plan::DEFAULT_MAX_TWIST_LOG;
 
-const TILE: u64 = 512;
+/// Elements per workgroup tile (`NTT_TILE` in shaders/kernels/ntt.wgsl).
+const TILE: u64 = 256;
 const EW_WG: u32 = 256;
 
 impl<'c, F: NttField> GpuNtt<'c, F> {
@@ -285,7 +286,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         self.max_page_log.map_or(fit, |m| m.min(fit))
     }
 
-    /// Limits each pass to `bits` (1..=9) bits of the transform: smaller passes give each
+    /// Limits each pass to `bits` (1..=8) bits of the transform: smaller passes give each
     /// workgroup more consecutive columns (longer contiguous memory runs) at the cost of more
     /// passes and twist multiplications.
     pub fn with_max_pass_bits(mut self, bits: u32) -> Self {

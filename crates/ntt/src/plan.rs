@@ -6,9 +6,9 @@ use zkgpu_runtime::{GpuContext, wgpu};
 
 use crate::{Direction, NttField, PassParams, Result, kernel_form};
 
-/// Most bits one pass transforms: 2^9 elements of 32 bytes fill WebGPU's 16 KiB of workgroup
-/// memory.
-pub(crate) const MAX_PASS_BITS: u32 = 9;
+/// Most bits one pass transforms: a tile of 2^8 elements of 40 bytes (20 limbs in 16-bit
+/// halves) takes 10 KiB of WebGPU's 16 KiB of workgroup memory; 2^9 would not fit.
+pub(crate) const MAX_PASS_BITS: u32 = 8;
 
 /// The largest transform (log2) that gets a table of all its twists by default: 2^24 elements
 /// take 512 MiB. Larger ones, and those whose table exceeds a storage binding, compute each
