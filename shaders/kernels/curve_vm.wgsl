@@ -43,12 +43,14 @@ fn load_init(offset: u32) -> Fe {
     return fe_from_words(w);
 }
 
-fn load_stream(offset: u32) -> Fe {
-    var w: array<u32, FE_WORDS>;
-    for (var j = 0u; j < FE_WORDS; j++) {
+// Stream points are stored packed, as the MSM stores its bases, and copied into the
+// registers without conversion.
+fn load_stream(offset: u32) -> PackedFe {
+    var w: PackedFe;
+    for (var j = 0u; j < FE_PACKED; j++) {
         w[j] = vm_stream[offset + j];
     }
-    return fe_from_words(w);
+    return w;
 }
 
 fn store_out(offset: u32, x: Fe) {
@@ -75,7 +77,7 @@ fn curve_vm_exec(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var s = 0u; s < params.steps; s++) {
         let base = ((i * params.steps + s) % max(params.stream_records, 1u)) * params.stream_regs;
         for (var r = 0u; r < params.stream_regs; r++) {
-            set_reg(params.stream_reg + r, load_stream((base + r) * FE_WORDS));
+            regs[params.stream_reg + r] = load_stream((base + r) * FE_PACKED);
         }
         vm_run(params.entry);
     }

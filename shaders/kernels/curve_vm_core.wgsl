@@ -16,7 +16,8 @@
 // Registers are stored packed (FE_PACKED 32-bit words, not FE_WORDS 13-bit limbs): the
 // dynamically indexed register file lives in local memory, which does not fit in L1 at full
 // occupancy, so every VM instruction moves its operands through L2. Packing cuts that traffic
-// 2.5x for 30-limb fields; reg/set_reg unpack and pack at each access.
+// 2.5x for 30-limb fields. MUL unpacks its operands to limbs and packs its product
+// (reg/set_reg); ADD, SUB and DBL work on the packed words directly (pk_* below).
 alias PackedFe = array<u32, FE_PACKED>;
 var<private> regs: array<PackedFe, VM_REGS>;
 // Word offset of the constants table in vm_code.
@@ -36,6 +37,70 @@ fn reg_is_zero(i: u32) -> bool {
         acc = acc | regs[i][j];
     }
     return acc == 0u;
+}
+
+// Packed arithmetic: ADD, SUB and DBL (and the MSM's negation) run on packed registers
+// without unpacking them to limbs and packing the result, which cost about as much as the
+// additions themselves. Registers always hold canonical values (< p): fe_pack of fe_mul's
+// canonical results, loaded constants, and these functions' results. p < 2^(32 FE_PACKED - 1)
+// (FE_PACK_SHIFT >= 1 spare bits), so the sum of two values never carries out of the top word.
+// Carries and borrows are computed from unsigned comparisons (no 64-bit integers in WGSL).
+
+// a - b mod 2^(32 FE_PACKED), and the borrow out of the top word (1 when a < b).
+struct PkDiff {
+    d: PackedFe,
+    borrow: u32,
+}
+
+fn pk_sub_words(a: PackedFe, b: PackedFe) -> PkDiff {
+    var d: PackedFe;
+    var borrow = 0u;
+    for (var j = 0u; j < FE_PACKED; j++) {
+        let t = a[j] - b[j];
+        d[j] = t - borrow;
+        borrow = select(0u, 1u, a[j] < b[j]) | select(0u, 1u, t < borrow);
+    }
+    return PkDiff(d, borrow);
+}
+
+// s mod p, for s < 2p.
+fn pk_reduce(s: PackedFe) -> PackedFe {
+    var r = pk_sub_words(s, FE_P_PACKED);
+    // A borrow means s < p: keep s.
+    let keep = r.borrow != 0u;
+    for (var j = 0u; j < FE_PACKED; j++) {
+        r.d[j] = select(r.d[j], s[j], keep);
+    }
+    return r.d;
+}
+
+// a + b mod 2^(32 FE_PACKED).
+fn pk_add_words(a: PackedFe, b: PackedFe) -> PackedFe {
+    var s: PackedFe;
+    var carry = 0u;
+    for (var j = 0u; j < FE_PACKED; j++) {
+        let t = a[j] + b[j];
+        let u = t + carry;
+        carry = select(0u, 1u, t < a[j]) | select(0u, 1u, u < t);
+        s[j] = u;
+    }
+    return s;
+}
+
+// (a + b) mod p.
+fn pk_add(a: PackedFe, b: PackedFe) -> PackedFe {
+    return pk_reduce(pk_add_words(a, b));
+}
+
+// (a - b) mod p: a - b, plus p where that borrowed (mod 2^(32 FE_PACKED)), without a branch.
+fn pk_sub(a: PackedFe, b: PackedFe) -> PackedFe {
+    let r = pk_sub_words(a, b);
+    let mask = 0u - r.borrow;
+    var p_or_0: PackedFe;
+    for (var j = 0u; j < FE_PACKED; j++) {
+        p_or_0[j] = FE_P_PACKED[j] & mask;
+    }
+    return pk_add_words(r.d, p_or_0);
 }
 
 fn load_const(offset: u32) -> Fe {
@@ -60,30 +125,23 @@ fn vm_run(entry: u32) {
         let d = (ins >> 4u) & 255u;
         let a = (ins >> 12u) & 255u;
         let b = ins >> 20u;
-        // Arithmetic (MUL, ADD, SUB, DBL) shares one operand fetch and one result store, so
-        // the loop holds one copy of the unpacking and packing code instead of one per case.
+        // MUL is the one multiplication site: it unpacks its operands to limbs and packs the
+        // product. ADD, SUB and DBL share one packed operand fetch and one store.
+        if (code == 1u) {
+            set_reg(d, fe_mul(reg(a), reg(b)));
+            continue;
+        }
         if (code <= 4u) {
-            let x = reg(a);
+            let x = regs[a];
             var y = x;
             if (code != 4u) {
-                y = reg(b);
+                y = regs[b];
             }
-            var r: Fe;
-            switch code {
-                case 1u: {
-                    r = fe_mul(x, y);
-                }
-                case 2u: {
-                    r = fe_add(x, y);
-                }
-                case 3u: {
-                    r = fe_sub(x, y);
-                }
-                default: {
-                    r = fe_double(x);
-                }
+            if (code == 3u) {
+                regs[d] = pk_sub(x, y);
+            } else {
+                regs[d] = pk_add(x, y);
             }
-            set_reg(d, r);
             continue;
         }
         switch code {

@@ -121,7 +121,7 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
             if ((entry >> 31u) == 1u) {
                 for (var r = 0u; r < ap.neg_regs; r++) {
                     let x = ap.acc_regs + ap.neg_reg + r;
-                    set_reg(x, fe_neg(reg(x)));
+                    regs[x] = pk_sub(PackedFe(), regs[x]);
                 }
             }
             entry_pc = ap.entry_madd;

@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use zkgpu_curves::{
     Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve, decode_projective,
-    encode_affine, encode_projective,
+    encode_affine_packed, encode_projective,
 };
 use zkgpu_runtime::curve::{CurveVm, VmJob};
 use zkgpu_runtime::field::FieldKernels;
@@ -121,7 +121,7 @@ fn bench_curve<C: GpuCurve>(
         .map(|_| C::Projective::rand(&mut rng))
         .collect();
     let pool_affine = C::Projective::normalize_batch(&pool);
-    let stream = encode_affine::<C>(&pool_affine);
+    let stream = encode_affine_packed::<C>(&pool_affine);
     // Starting accumulators: the pool's points, cycled.
     let starts: Vec<C::Projective> = (0..n as usize).map(|i| pool[i % records]).collect();
     let init = encode_projective::<C>(&starts);

@@ -37,6 +37,12 @@ fn programs() -> Program<Fq> {
         a.mul(r(0), r(0), r(1));
     }
     a.halt();
+    // 10 x MUL: against 20 x MUL, the fixed cost of a program run.
+    a.entry("mul10");
+    for _ in 0..10 {
+        a.mul(r(0), r(0), r(1));
+    }
+    a.halt();
     for kind in KINDS {
         a.entry(kind);
         for _ in 0..10 {
@@ -110,8 +116,15 @@ pub fn run(args: &VmArgs) -> Result<(), Box<dyn std::error::Error>> {
             extra / per_mul
         );
     }
+    let run = 2.0 * time("mul10")? - base;
     println!(
-        "(cost of one instruction of each kind per invocation, from 10 x (MUL; instr) against 20 x MUL)"
+        "run    {:>12.1} {:>16.3}",
+        run / (n as f64 * f64::from(args.steps)) * 1e12,
+        run / per_mul
+    );
+    println!(
+        "(cost of one instruction of each kind per invocation, from 10 x (MUL; instr) against 20 x MUL;\n\
+         `run`: the fixed cost of one program run (fetch to HALT, the kernel's loop), from 10 x MUL)"
     );
     Ok(())
 }

@@ -3,7 +3,9 @@
 
 use std::marker::PhantomData;
 
-use zkgpu_curves::{GpuCurve, Program, decode_projective, encode_affine, encode_projective};
+use zkgpu_curves::{
+    GpuCurve, Program, decode_projective, encode_affine, encode_affine_packed, encode_projective,
+};
 use zkgpu_limbs::{LimbEncode, encode_slice};
 use zkgpu_shaders::{Composed, curve_vm};
 
@@ -39,8 +41,10 @@ pub struct VmJob<'a> {
     pub stream_regs: u32,
     /// First register the stream fills.
     pub stream_reg: u32,
-    /// The stream: records of `stream_regs` registers; run `s` of invocation `i` reads record
-    /// `(i * steps + s) mod records` (a stream shorter than `count * steps` records repeats).
+    /// The stream: records of `stream_regs` registers, each register packed (canonical
+    /// values in `C::packed_reg_words()` 32-bit words, as [`encode_affine_packed`] writes
+    /// them); run `s` of invocation `i` reads record `(i * steps + s) mod records` (a stream
+    /// shorter than `count * steps` records repeats).
     pub stream: &'a [u32],
     /// Runs per invocation.
     pub steps: u32,
@@ -135,7 +139,7 @@ impl<'c, C: GpuCurve> CurveVm<'c, C> {
         }
         let count = u32::try_from(job.init.len() / per_inv)
             .map_err(|_| GpuError::InvalidInput("too many invocations".into()))?;
-        let record = (job.stream_regs * w) as usize;
+        let record = job.stream_regs as usize * C::packed_reg_words();
         let stream_records = job.stream.len().checked_div(record).unwrap_or(0);
         if record > 0 && (stream_records == 0 || !job.stream.len().is_multiple_of(record)) {
             return Err(GpuError::InvalidInput(format!(
@@ -302,7 +306,7 @@ impl<'c, C: GpuCurve> CurveVm<'c, C> {
         let steps = u32::try_from(points.len() / start.len())
             .map_err(|_| GpuError::InvalidInput("chain too long".into()))?;
         let init = encode_projective::<C>(start);
-        let stream = encode_affine::<C>(points);
+        let stream = encode_affine_packed::<C>(points);
         let job = VmJob {
             entry: "madd",
             init: &init,

@@ -1,20 +1,24 @@
 //! The curve VM on the GPU against ark-ec, for every group: random P+Q, P+P, P+(-P), P+O, O+P,
 //! O+O, doubling of O, mixed addition with the affine identity, long accumulation chains, and
-//! register encode/decode round trips.
+//! register encode/decode round trips; the VM's packed ADD, SUB and DBL at the edges of the
+//! 32-bit words and of the modulus.
 
 #![allow(clippy::unwrap_used)]
 
 use std::sync::OnceLock;
 
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
-use ark_ff::{UniformRand, Zero};
+use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use num_bigint::BigUint;
+use zkgpu_curves::vm::{Asm, Reg};
 use zkgpu_curves::{
     Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve, decode_projective,
     encode_projective,
 };
-use zkgpu_runtime::GpuContext;
-use zkgpu_runtime::curve::CurveVm;
+use zkgpu_limbs::{LimbEncode, decode_slice, encode_slice};
+use zkgpu_runtime::curve::{CurveVm, VmJob};
+use zkgpu_runtime::{Checks, GpuContext};
 
 fn ctx() -> &'static GpuContext {
     static CTX: OnceLock<GpuContext> = OnceLock::new();
@@ -137,6 +141,95 @@ fn check_round_trip<C: GpuCurve>() {
     assert_eq!(decode_projective::<C>(&words).unwrap(), pts);
 }
 
+/// The element whose register holds the integer `v` (< p): registers keep `x R mod p` with the
+/// limb layout's `R = 2^(13 n)`, so `x = v / R`.
+fn with_register_value<F: PrimeField + LimbEncode>(v: &BigUint) -> F {
+    let r_inv = F::from(2u64).pow([13 * F::WORDS as u64]).inverse().unwrap();
+    F::from(v.clone()) * r_inv
+}
+
+/// ADD, SUB, DBL (packed, carry chains over 32-bit words) and MUL on every pair of register
+/// values at the edges: 0, 1, 2, p - 1, p - 2, (p -+ 1) / 2, p - 2^32, 2^(32 k) -+ 1, and
+/// random values, against arkworks.
+fn check_field_instructions<C: GpuCurve>()
+where
+    C::Base: PrimeField + LimbEncode,
+{
+    let mut rng = rng_for::<C>("field instructions");
+    let p: BigUint = <C::Base as PrimeField>::MODULUS.into();
+    let one = BigUint::from(1u32);
+    let mut values: Vec<BigUint> = vec![
+        BigUint::ZERO,
+        one.clone(),
+        BigUint::from(2u32),
+        &p - 1u32,
+        &p - 2u32,
+        (&p - 1u32) / 2u32,
+        (&p + 1u32) / 2u32,
+        &p - (BigUint::from(1u64) << 32),
+    ];
+    let mut k = 32;
+    while (BigUint::from(1u32) << k) < p {
+        values.push((&one << k) - 1u32);
+        values.push((&one << k) + 1u32);
+        k += 32;
+    }
+    let mut xs: Vec<C::Base> = values.iter().map(with_register_value::<C::Base>).collect();
+    xs.extend((0..6).map(|_| C::Base::rand(&mut rng)));
+
+    let mut asm = Asm::<C::Base>::new();
+    let r = Reg;
+    asm.entry("ops");
+    asm.add(r(2), r(0), r(1));
+    asm.sub(r(3), r(0), r(1));
+    asm.sub(r(4), r(1), r(0));
+    asm.dbl(r(5), r(0));
+    asm.mul(r(6), r(0), r(1));
+    asm.add(r(7), r(0), r(0));
+    asm.sub(r(8), r(0), r(0));
+    asm.mul(r(9), r(1), r(1));
+    asm.halt();
+    let prog = asm.finish();
+    let vm = CurveVm::<C>::with_program(ctx(), &prog, 64).unwrap();
+
+    let mut init = Vec::new();
+    for a in &xs {
+        for b in &xs {
+            init.extend([*a, *b]);
+        }
+    }
+    let job = VmJob {
+        entry: "ops",
+        init: &encode_slice(&init),
+        n_load: 2,
+        stream_regs: 0,
+        stream_reg: 0,
+        stream: &[],
+        steps: 1,
+        n_store: 10,
+    };
+    let out: Vec<C::Base> =
+        decode_slice(&pollster::block_on(vm.exec(&job, Checks::Default)).unwrap()).unwrap();
+    assert_eq!(out.len(), init.len() / 2 * 10);
+    for (i, pair) in init.chunks(2).enumerate() {
+        let (a, b) = (pair[0], pair[1]);
+        let got = &out[i * 10..][..10];
+        let want = [
+            a,
+            b,
+            a + b,
+            a - b,
+            b - a,
+            a.double(),
+            a * b,
+            a + a,
+            C::Base::zero(),
+            b.square(),
+        ];
+        assert_eq!(got, &want, "{} pair {i}", C::ID);
+    }
+}
+
 macro_rules! curve_tests {
     ($name:ident, $curve:ty, $chain:expr) => {
         mod $name {
@@ -148,6 +241,10 @@ macro_rules! curve_tests {
             #[test]
             fn madd_chains_match_ark_ec() {
                 check_chains::<$curve>($chain);
+            }
+            #[test]
+            fn field_instructions_match_arkworks() {
+                check_field_instructions::<$curve>();
             }
             #[test]
             fn encode_decode_round_trip() {

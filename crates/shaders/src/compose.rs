@@ -133,6 +133,30 @@ impl FieldModule {
         }
     }
 
+    /// The modulus in `packed_words()` little-endian 32-bit words (prime fields; empty for
+    /// Fq2). A unit test checks them against zkgpu-limbs' parameters.
+    pub fn modulus_words(self) -> &'static [u32] {
+        match self {
+            FieldModule::Bls12_381Fq => &[
+                0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe, 0xf6b0f624, 0x6730d2a0, 0xf38512bf,
+                0x64774b84, 0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea,
+            ],
+            FieldModule::Bls12_381Fr => &[
+                0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402, 0x09a1d805, 0x3339d808, 0x299d7d48,
+                0x73eda753,
+            ],
+            FieldModule::Bls12_377Fq => &[
+                0x00000001, 0x8508c000, 0x30000000, 0x170b5d44, 0xba094800, 0x1ef3622f, 0x00f5138f,
+                0x1a22d9f3, 0x6ca1493b, 0xc63b05c0, 0x17c510ea, 0x01ae3a46,
+            ],
+            FieldModule::Bls12_377Fr => &[
+                0x00000001, 0x0a118000, 0xd0000001, 0x59aa76fe, 0x5c37b001, 0x60b44d1e, 0x9a2ca556,
+                0x12ab655e,
+            ],
+            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => &[],
+        }
+    }
+
     /// The generated fragments that define the field, dependencies first.
     pub fn parts(self) -> Vec<Part> {
         match self {
@@ -194,6 +218,11 @@ pub fn field_shim(f: FieldModule) -> Part {
         }
         _ => {
             let pw = f.packed_words();
+            let p_words: Vec<String> = f.modulus_words().iter().map(|x| format!("{x}u")).collect();
+            s.push_str(&format!(
+                "// p in FE_PACKED little-endian 32-bit words (the curve VM's packed ADD/SUB).\nconst FE_P_PACKED = array<u32, {pw}>({});\n",
+                p_words.join(", ")
+            ));
             s.push_str(&format!(
                 "const FE_PACKED: u32 = {pw}u;\nconst FE_PACK_SHIFT: u32 = {}u;\nfn fe_unpack(w: array<u32, {pw}>) -> Fe {{\n    return {pre}_unpack(w);\n}}\nfn fe_pack(x: Fe) -> array<u32, {pw}> {{\n    return {pre}_pack(x);\n}}\n",
                 13 * w - 32 * pw

@@ -31,6 +31,9 @@ mod tests {
             assert_eq!(m.words() as usize, f.params().n_limbs, "{}", m.id());
             assert_eq!(m.packed_words() as usize, f.params().packed_words());
             assert_eq!(m.id(), f.file_stem());
+            let mut p = f.params().modulus.to_u32_digits();
+            p.resize(m.packed_words() as usize, 0);
+            assert_eq!(m.modulus_words(), &p[..], "{}", m.id());
         }
         for (m, f) in [
             (FieldModule::Bls12_381Fq2, KnownFq2::Bls12_381),
