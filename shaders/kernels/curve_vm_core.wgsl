@@ -103,12 +103,13 @@ fn pk_sub(a: PackedFe, b: PackedFe) -> PackedFe {
     return pk_add_words(r.d, p_or_0);
 }
 
-fn load_const(offset: u32) -> Fe {
-    var w: array<u32, FE_WORDS>;
-    for (var j = 0u; j < FE_WORDS; j++) {
+// Constants are stored packed (zkgpu_curves::program_words), as registers are.
+fn load_const(offset: u32) -> PackedFe {
+    var w: PackedFe;
+    for (var j = 0u; j < FE_PACKED; j++) {
         w[j] = vm_code[offset + j];
     }
-    return fe_from_words(w);
+    return w;
 }
 
 // Runs the program from `entry` until HALT. Instruction: bits 0-3 opcode, 4-11 d, 12-19 a,
@@ -137,11 +138,11 @@ fn vm_run(entry: u32) {
             if (code != 4u) {
                 y = regs[b];
             }
+            // SUB adds p - y (in [1, p]; x + p - y < 2p), so the loop holds one addition.
             if (code == 3u) {
-                regs[d] = pk_sub(x, y);
-            } else {
-                regs[d] = pk_add(x, y);
+                y = pk_sub_words(FE_P_PACKED, y).d;
             }
+            regs[d] = pk_add(x, y);
             continue;
         }
         switch code {
@@ -151,11 +152,8 @@ fn vm_run(entry: u32) {
             case 6u: {
                 regs[d] = PackedFe();
             }
-            case 7u: {
-                set_reg(d, fe_one());
-            }
             case 8u: {
-                set_reg(d, load_const(vm_consts + b * FE_WORDS));
+                regs[d] = load_const(vm_consts + b * FE_PACKED);
             }
             case 9u: {
                 if (reg_is_zero(a)) {

@@ -8,8 +8,8 @@ use ark_ec::twisted_edwards::TECurveConfig;
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
 use ark_ff::{Field, PrimeField};
 use zkgpu_limbs::{
-    DecodeError, LimbEncode, RawMontgomery, decode_slice, encode_into, pack_limb_slice,
-    packed_limb_words,
+    DecodeError, LimbEncode, RawMontgomery, decode_slice, encode_into, encode_slice,
+    pack_limb_slice, packed_limb_words,
 };
 use zkgpu_shaders::CurveModule;
 
@@ -115,6 +115,20 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     fn affine_packed_words() -> usize {
         2 * Self::DEGREE * Self::packed_reg_words()
     }
+}
+
+/// `C`'s formula program as the GPU loads it: the code, then its constants packed as the
+/// registers are (`C::packed_reg_words()` words each), so `LDC` copies a constant into a
+/// register without conversion. Returns the words and the constants' word offset.
+pub fn program_words<C: GpuCurve>(prog: &Program<C::Base>) -> (Vec<u32>, u32) {
+    let mut words = prog.code.clone();
+    let offset = words.len() as u32;
+    words.extend(pack_limb_slice(
+        &encode_slice(&prog.consts),
+        <C::Base as LimbEncode>::WORDS,
+        C::packed_reg_words(),
+    ));
+    (words, offset)
 }
 
 /// Affine points with every register's limbs packed into 32-bit words

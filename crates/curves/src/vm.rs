@@ -39,8 +39,7 @@ pub mod op {
     pub const COPY: u32 = 5;
     /// `d = 0`
     pub const ZERO: u32 = 6;
-    /// `d = 1`
-    pub const ONE: u32 = 7;
+    // 7 is unused: `Asm::one` assembles to `LDC` of 1 (one path fewer in the interpreter loop).
     /// `d = constant[b]`
     pub const LDC: u32 = 8;
     /// `if a == 0 { pc = b }`
@@ -132,7 +131,7 @@ impl<F: Field> Asm<F> {
     }
     /// `d = 1`
     pub fn one(&mut self, d: Reg) {
-        self.push_op(op::ONE, d, d, d);
+        self.load_const(d, F::ONE);
     }
     /// `d = c` (the constant is stored once per distinct value).
     pub fn load_const(&mut self, d: Reg, c: F) {
@@ -301,7 +300,6 @@ impl<F: Field> Program<F> {
                 op::DBL => regs[d] = regs[a].double(),
                 op::COPY => regs[d] = regs[a],
                 op::ZERO => regs[d] = F::ZERO,
-                op::ONE => regs[d] = F::ONE,
                 op::LDC => regs[d] = self.consts[b],
                 op::JZ => {
                     if regs[a].is_zero() {

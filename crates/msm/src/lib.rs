@@ -16,7 +16,6 @@ use ark_ff::{PrimeField, Zero};
 use rayon::prelude::*;
 use zkgpu_curves::{GpuCurve, decode_projective, encode_affine_packed};
 use zkgpu_limbs::RawMontgomery;
-use zkgpu_limbs::encode_slice;
 use zkgpu_runtime::wgpu;
 use zkgpu_runtime::{Checks, GpuContext, GpuError, Pipeline, grid};
 use zkgpu_shaders::{msm_accumulate, msm_buckets, msm_scalars};
@@ -471,9 +470,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
     /// The engine for `C` on `ctx`.
     pub fn new(ctx: &'c GpuContext) -> Result<Self> {
         let prog = C::program();
-        let mut words = prog.code.clone();
-        let consts = words.len() as u32;
-        words.extend(encode_slice(&prog.consts));
+        let (words, consts) = zkgpu_curves::program_words::<C>(prog);
         let entry = |name: &str| {
             prog.entry(name)
                 .map_err(|e| MsmError::Config(e.to_string()))

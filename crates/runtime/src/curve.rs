@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use zkgpu_curves::{
     GpuCurve, Program, decode_projective, encode_affine, encode_affine_packed, encode_projective,
 };
-use zkgpu_limbs::{LimbEncode, encode_slice};
+use zkgpu_limbs::LimbEncode;
 use zkgpu_shaders::{Composed, curve_vm};
 
 use crate::context::{Checks, GpuContext, grid};
@@ -100,9 +100,7 @@ impl<'c, C: GpuCurve> CurveVm<'c, C> {
             )));
         }
         let prog = program;
-        let mut words = prog.code.clone();
-        let consts = words.len() as u32;
-        words.extend(encode_slice(&prog.consts));
+        let (words, consts) = zkgpu_curves::program_words::<C>(prog);
         Ok(Self {
             ctx,
             workgroup_size,
