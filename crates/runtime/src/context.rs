@@ -32,6 +32,10 @@ pub struct ContextOptions {
     pub backends: wgpu::Backends,
     /// Limits to request (`ZKGPU_LIMITS=adapter|webgpu-default`).
     pub limits: LimitsChoice,
+    /// A directory to keep wgpu's pipeline cache in across processes
+    /// (`ZKGPU_PIPELINE_CACHE`; Vulkan only, native only): pipelines compiled by an earlier
+    /// process are then loaded, not compiled. [`GpuContext::save_pipeline_cache`] writes it.
+    pub pipeline_cache_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for ContextOptions {
@@ -40,6 +44,7 @@ impl Default for ContextOptions {
             adapter_name: None,
             backends: wgpu::Backends::all(),
             limits: LimitsChoice::Adapter,
+            pipeline_cache_dir: None,
         }
     }
 }
@@ -80,6 +85,9 @@ impl ContextOptions {
                 });
             }
             o.backends = b;
+        }
+        if let Some(dir) = env("ZKGPU_PIPELINE_CACHE").filter(|s| !s.is_empty()) {
+            o.pipeline_cache_dir = Some(dir.into());
         }
         match env("ZKGPU_LIMITS").as_deref() {
             None | Some("") | Some("adapter") => {}
@@ -169,6 +177,9 @@ pub struct GpuContext {
     /// Upload staging buffers of [`UPLOAD_PIECE`] bytes, mapped for writing, kept for reuse
     /// (shared with their map callbacks, which put them back).
     upload_pool: Arc<Mutex<Vec<wgpu::Buffer>>>,
+    /// wgpu's pipeline cache and its file, where asked for and supported.
+    #[cfg(not(target_arch = "wasm32"))]
+    pipeline_cache: Option<crate::pipeline_cache::PersistentCache>,
 }
 
 /// Bytes of a pooled readback staging buffer. Reusing staging memory matters: a fresh
@@ -295,7 +306,10 @@ impl GpuContext {
         });
         let adapter = Self::pick_adapter(&instance, &opts).await?;
         let info = adapter.get_info();
-        let wanted = wgpu::Features::TIMESTAMP_QUERY;
+        let mut wanted = wgpu::Features::TIMESTAMP_QUERY;
+        if opts.pipeline_cache_dir.is_some() {
+            wanted |= wgpu::Features::PIPELINE_CACHE;
+        }
         let features = adapter.features() & wanted;
         let limits = match opts.limits {
             LimitsChoice::Adapter => adapter.limits(),
@@ -333,6 +347,11 @@ impl GpuContext {
             });
         }
         tracing::info!(adapter = %info.name, backend = ?info.backend, "opened GPU device");
+        #[cfg(not(target_arch = "wasm32"))]
+        let pipeline_cache = opts
+            .pipeline_cache_dir
+            .as_deref()
+            .and_then(|dir| crate::pipeline_cache::PersistentCache::open(&device, &info, dir));
         Ok(Self {
             adapter,
             device,
@@ -346,7 +365,30 @@ impl GpuContext {
             device_error,
             readback_pool: Mutex::default(),
             upload_pool: Arc::default(),
+            #[cfg(not(target_arch = "wasm32"))]
+            pipeline_cache,
         })
+    }
+
+    /// Writes the pipeline cache to its directory ([`ContextOptions::pipeline_cache_dir`]):
+    /// the file written, or None where there is no cache (not asked for, or a backend
+    /// without one). Call it once the pipelines a process needs are built.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn save_pipeline_cache(&self) -> Result<Option<std::path::PathBuf>> {
+        match &self.pipeline_cache {
+            None => Ok(None),
+            Some(c) => c
+                .save()
+                .map_err(|e| GpuError::Device(format!("writing the pipeline cache: {e}"))),
+        }
+    }
+
+    /// Whether pipelines go through a persistent pipeline cache.
+    pub fn has_pipeline_cache(&self) -> bool {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.pipeline_cache.is_some();
+        #[cfg(target_arch = "wasm32")]
+        false
     }
 
     /// [`GpuContext::new`] with options from the environment, blocking (native only).
@@ -418,6 +460,12 @@ impl GpuContext {
     /// The adapter's description.
     pub fn info(&self) -> &wgpu::AdapterInfo {
         &self.info
+    }
+
+    /// Whether the adapter is a software one (device type `Cpu`, e.g. Mesa's lavapipe): the
+    /// engines then skip work that pays only on a real GPU.
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
     }
 
     /// The limits the device was opened with.
@@ -529,7 +577,7 @@ impl GpuContext {
                     constants,
                     zero_initialize_workgroup_memory: true,
                 },
-                cache: None,
+                cache: self.cache(),
             });
         if let Some(e) = scope.pop().await {
             return Err(GpuError::Pipeline {
@@ -570,6 +618,14 @@ impl GpuContext {
         constants: &[(&str, f64)],
     ) -> Result<Arc<Pipeline>> {
         pollster::block_on(self.pipeline(module, entry, checks, constants))
+    }
+
+    /// The pipeline cache to compile through, if any.
+    fn cache(&self) -> Option<&wgpu::PipelineCache> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.pipeline_cache.as_ref().map(|c| &c.cache);
+        #[cfg(target_arch = "wasm32")]
+        None
     }
 
     fn shader_module(&self, module: &Composed, checks: Checks) -> wgpu::ShaderModule {

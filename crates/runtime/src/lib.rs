@@ -8,6 +8,8 @@ mod context;
 pub mod curve;
 mod error;
 pub mod field;
+#[cfg(not(target_arch = "wasm32"))]
+mod pipeline_cache;
 
 pub use context::{
     Checks, ContextOptions, GpuContext, LimitsChoice, PendingReadback, Pipeline, PipelineTiming,
