@@ -10,6 +10,7 @@
 //! differ, [`GpuMsm::msm_unchecked`] uses the shorter length, empty input gives the identity.
 
 mod digits;
+mod stored;
 
 use ark_ec::AdditiveGroup;
 use ark_ff::{PrimeField, Zero};
@@ -21,6 +22,7 @@ use zkgpu_runtime::{Checks, GpuContext, GpuError, Pipeline, grid};
 use zkgpu_shaders::{msm_accumulate, msm_buckets, msm_scalars};
 
 pub use digits::{signed_digits, window_count};
+pub use stored::{BasesLayout, StoredFold};
 
 /// Errors of an MSM.
 #[derive(Debug, thiserror::Error)]
