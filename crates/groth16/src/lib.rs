@@ -1,24 +1,50 @@
 //! The GPU backend for arkworks Groth16.
 //!
 //! - [`GpuProver`] proves any `ConstraintSynthesizer` over BLS12-381 or BLS12-377 with the
-//!   witness map and all five MSMs (A, B in G1, B in G2, H, L) on the GPU, against a
-//!   [`PreparedProvingKey`] whose bases were uploaded once. Its proofs equal ark-groth16's for
-//!   the same `r` and `s`; bad input (an unsatisfied circuit, a key of another circuit) is a
-//!   typed [`ProveError`], never a wrong proof.
+//!   witness map and all five MSMs on the GPU, against a [`PreparedProvingKey`] whose bases
+//!   were uploaded once and which holds the circuit's R1CS matrices once known, so that
+//!   proofs synthesize the witness alone. Its proofs equal ark-groth16's for the same `r`
+//!   and `s`; bad input (an unsatisfied circuit, a key of another circuit) is a typed
+//!   [`ProveError`], never a wrong proof.
+//! - [`GpuProver::prove_stream`] proves many circuits against one key, synthesizing the next
+//!   ones on CPU threads while the GPU proves the current one.
+//! - [`GpuProver::prepare_cached`] keeps prepared keys (bases in GPU form, window multiples,
+//!   matrices) in files keyed by a hash of the proving key ([`key_hash`]), so that a process
+//!   that has seen a key before is ready at disk and transfer speed.
 //! - [`GpuReduction`] is an `ark_groth16::r1cs_to_qap::R1CSToQAP`: use it as
 //!   `Groth16::<E, GpuReduction>` and arkworks' own prover runs its witness map (three inverse
 //!   NTTs, three coset NTTs, the quotient and one inverse coset NTT) on the GPU, with data
 //!   resident there between steps. Its output equals `LibsnarkReduction`'s bit for bit.
 
 #[cfg(not(target_arch = "wasm32"))]
+mod assemble;
+#[cfg(not(target_arch = "wasm32"))]
+mod cache;
+#[cfg(not(target_arch = "wasm32"))]
+mod error;
+#[cfg(not(target_arch = "wasm32"))]
+mod key;
+mod matrices;
+#[cfg(not(target_arch = "wasm32"))]
 mod prover;
 mod qap;
+#[cfg(not(target_arch = "wasm32"))]
+mod stream;
 mod synth;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use prover::{GpuPairing, GpuProver, PreparedProvingKey, ProofTimings, ProveError};
+pub use cache::{CacheError, CacheOutcome, key_hash};
+#[cfg(not(target_arch = "wasm32"))]
+pub use error::ProveError;
+#[cfg(not(target_arch = "wasm32"))]
+pub use key::{GpuPairing, PreparedProvingKey};
+pub use matrices::{ConstraintRows, MatrixError, R1csMatrices};
+#[cfg(not(target_arch = "wasm32"))]
+pub use prover::{GpuProver, ProofTimings};
 pub use qap::{
     GpuReduction, WitnessMapError, WitnessMapTimings, gpu_context, gpu_witness_maps,
-    witness_map_gpu, witness_map_gpu_timed,
+    witness_map_gpu, witness_map_gpu_timed, witness_map_rows_timed,
 };
-pub use synth::{Synthesized, synthesize};
+#[cfg(not(target_arch = "wasm32"))]
+pub use stream::ProofStream;
+pub use synth::{Synthesized, Witness, synthesize, synthesize_matrices, synthesize_witness};

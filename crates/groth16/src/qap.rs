@@ -12,11 +12,13 @@ pub fn gpu_witness_maps() -> usize {
 }
 
 use ark_ff::PrimeField;
-use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP, evaluate_constraint};
+use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_relations::gr1cs::{ConstraintSystemRef, Matrix, SynthesisError};
 use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError, NttField};
 use zkgpu_runtime::GpuContext;
+
+use crate::matrices::{ArkRows, ConstraintRows};
 
 /// The process-wide GPU context of the reduction: the adapter `ZKGPU_ADAPTER` /
 /// `ZKGPU_BACKEND` select (see `zkgpu_runtime::ContextOptions::from_env`), created on first
@@ -216,19 +218,39 @@ pub async fn witness_map_gpu_timed<F: NttField>(
     full_assignment: &[F],
     timings: &mut WitnessMapTimings,
 ) -> Result<Vec<F>, WitnessMapError> {
-    let clock = web_time::Instant::now;
-    let [ma, mb, mc] = matrices else {
+    let [a, b, c] = matrices else {
         return Err(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable));
     };
+    if a.len() < num_constraints || b.len() < num_constraints || c.len() < num_constraints {
+        return Err(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable));
+    }
+    let rows = ArkRows {
+        m: [a, b, c],
+        num_constraints,
+        // Matrices from a synthesis index only the variables of their own constraint
+        // system, whose assignment this is.
+        num_variables: full_assignment.len(),
+    };
+    witness_map_rows_timed(ntt, &rows, num_inputs, full_assignment, timings).await
+}
+
+/// The witness map over any [`ConstraintRows`] (the compact matrices a prepared key holds,
+/// or arkworks' own), reporting where the time went. `full_assignment` must hold the rows'
+/// variables, the instance first (`num_inputs` of them, the constant one included).
+pub async fn witness_map_rows_timed<F: NttField>(
+    ntt: &GpuNtt<'_, F>,
+    rows: &impl ConstraintRows<F>,
+    num_inputs: usize,
+    full_assignment: &[F],
+    timings: &mut WitnessMapTimings,
+) -> Result<Vec<F>, WitnessMapError> {
+    let clock = web_time::Instant::now;
+    let num_constraints = rows.num_constraints();
     let domain = Radix2EvaluationDomain::<F>::new(num_constraints + num_inputs).ok_or(
         WitnessMapError::Synthesis(SynthesisError::PolynomialDegreeTooLarge),
     )?;
     let n = domain.size();
-    if ma.len() < num_constraints
-        || mb.len() < num_constraints
-        || mc.len() < num_constraints
-        || full_assignment.len() < num_inputs
-    {
+    if full_assignment.len() < num_inputs.max(rows.num_variables()) {
         return Err(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable));
     }
     // One pass over the rows on the CPU cores: the sparse products (A z)_i, (B z)_i, (C z)_i,
@@ -251,9 +273,7 @@ pub async fn witness_map_gpu_timed<F: NttField>(
         {
             let i = row + j;
             let (x, y, z) = if i < num_constraints {
-                let x = evaluate_constraint(&ma[i], full_assignment);
-                let y = evaluate_constraint(&mb[i], full_assignment);
-                let z = evaluate_constraint(&mc[i], full_assignment);
+                let (x, y, z) = rows.eval_row(i, full_assignment);
                 if x * y != z {
                     unsatisfied.fetch_min(i, Ordering::Relaxed);
                 }

@@ -1,0 +1,78 @@
+//! [`ProveError`]: what bad input and GPU failures give, never a panic or a wrong proof.
+
+use ark_relations::gr1cs::SynthesisError;
+use zkgpu_msm::MsmError;
+use zkgpu_ntt::NttError;
+
+use crate::cache::CacheError;
+use crate::matrices::MatrixError;
+use crate::qap::WitnessMapError;
+
+/// Errors of the GPU prover.
+#[derive(Debug, thiserror::Error)]
+pub enum ProveError {
+    /// Synthesizing the circuit failed (the circuit's own error).
+    #[error("constraint synthesis failed: {0}")]
+    Synthesis(SynthesisError),
+    /// The circuit's synthesis panicked (on a worker thread of a proving stream).
+    #[error("constraint synthesis panicked: {0}")]
+    SynthesisPanicked(String),
+    /// The witness does not satisfy the circuit: constraint `index` of the key's matrices
+    /// (those of the circuit the key's first proof was made for, or that
+    /// `GpuProver::prepare_for` synthesized).
+    #[error("the witness does not satisfy constraint {index}{}", name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default())]
+    Unsatisfied {
+        /// Index of the first unsatisfied constraint.
+        index: usize,
+        /// Its name, where the constraint system records one (only when the proof's
+        /// synthesis built the matrices).
+        name: Option<String>,
+    },
+    /// The proving key is not the key of this circuit: a dimension differs.
+    #[error(
+        "the proving key does not fit this circuit: it has {key} {what}, the circuit {circuit}"
+    )]
+    KeyMismatch {
+        /// Which dimension.
+        what: &'static str,
+        /// The key's.
+        key: usize,
+        /// The circuit's.
+        circuit: usize,
+    },
+    /// The proving key's vectors are inconsistent with each other.
+    #[error("malformed proving key: {0}")]
+    MalformedKey(String),
+    /// The circuit's matrices could not be stored in the compact form.
+    #[error("R1CS matrices: {0}")]
+    Matrices(#[from] MatrixError),
+    /// The proof does not verify against the proving key's verifying key: the key (or the
+    /// matrices it holds) belongs to another circuit of the same shape, or the device
+    /// computed a wrong result. No proof is returned.
+    #[error(
+        "the proof does not verify against the proving key's verifying key: the key is not this circuit's"
+    )]
+    ProofRejected,
+    /// A prepared-key cache file could not be used.
+    #[error("prepared-key cache: {0}")]
+    Cache(#[from] CacheError),
+    /// An MSM failed on the GPU.
+    #[error("MSM: {0}")]
+    Msm(#[from] MsmError),
+    /// The witness map failed on the GPU.
+    #[error("witness map: {0}")]
+    Ntt(#[from] NttError),
+}
+
+impl From<WitnessMapError> for ProveError {
+    fn from(e: WitnessMapError) -> Self {
+        match e {
+            WitnessMapError::Synthesis(s) => Self::Synthesis(s),
+            WitnessMapError::Unsatisfied { constraint } => Self::Unsatisfied {
+                index: constraint,
+                name: None,
+            },
+            WitnessMapError::Ntt(e) => Self::Ntt(e),
+        }
+    }
+}

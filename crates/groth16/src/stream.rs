@@ -1,0 +1,232 @@
+//! [`ProofStream`]: many circuits against one prepared key, their witnesses synthesized on
+//! worker threads while the GPU proves the one before.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use ark_ff::UniformRand;
+use ark_groth16::Proof;
+use ark_relations::gr1cs::ConstraintSynthesizer;
+use ark_std::rand::{CryptoRng, RngCore};
+
+use crate::error::ProveError;
+use crate::key::{GpuPairing, PreparedProvingKey};
+use crate::prover::{GpuProver, ProofTimings, Synth, synthesize_as};
+
+/// A circuit to synthesize: its place in the stream, and whether to build its matrices.
+type Job<C> = (usize, C, bool);
+/// A synthesis's result and its seconds.
+type Synthesis<F> = (Result<Synth<F>, ProveError>, f64);
+/// A synthesis done: its place, the result, and its seconds.
+type Done<F> = (usize, Result<Synth<F>, ProveError>, f64);
+
+/// Proofs of a sequence of circuits against one [`PreparedProvingKey`], in order
+/// ([`GpuProver::prove_stream`]). An iterator of `Result<Proof<E>, ProveError>`: a circuit
+/// that fails (unsatisfied, of another key, its synthesis panicked) gives its error in its
+/// place, and the stream goes on with the next.
+///
+/// While the GPU proves circuit `k`, worker threads synthesize circuits `k + 1 ..` (at most
+/// [`GpuProver::with_stream_workers`] ahead); `r` and `s` are drawn from the stream's
+/// generator in order as each proof starts, so a seeded generator gives the proofs
+/// ark-groth16 gives for the same circuits one after the other. Dropping the stream stops
+/// the workers after their current synthesis.
+pub struct ProofStream<'p, 'c, E, C, I, R>
+where
+    E: GpuPairing,
+{
+    prover: &'p GpuProver<'c, E>,
+    pk: &'p PreparedProvingKey<E>,
+    input: I,
+    rng: R,
+    jobs: Option<SyncSender<Job<C>>>,
+    done: Receiver<Done<E::ScalarField>>,
+    ready: BTreeMap<usize, Synthesis<E::ScalarField>>,
+    sent: usize,
+    next: usize,
+    lookahead: usize,
+    workers: Vec<JoinHandle<()>>,
+    last: Option<ProofTimings>,
+}
+
+impl<E: GpuPairing, C, I, R> std::fmt::Debug for ProofStream<'_, '_, E, C, I, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProofStream")
+            .field("sent", &self.sent)
+            .field("next", &self.next)
+            .field("workers", &self.workers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'c, E: GpuPairing> GpuProver<'c, E> {
+    /// Proves every circuit of `circuits` against `pk`, in order, with `r` and `s` drawn
+    /// from `rng` as [`GpuProver::prove`] draws them: see [`ProofStream`].
+    pub fn prove_stream<'p, C, I, R>(
+        &'p self,
+        pk: &'p PreparedProvingKey<E>,
+        circuits: I,
+        rng: R,
+    ) -> ProofStream<'p, 'c, E, C, I::IntoIter, R>
+    where
+        C: ConstraintSynthesizer<E::ScalarField> + Send + 'static,
+        I: IntoIterator<Item = C>,
+        R: RngCore + CryptoRng,
+    {
+        let workers = self.stream_workers.max(1);
+        let (jobs, job_rx) = sync_channel::<Job<C>>(workers);
+        let (done_tx, done) = sync_channel::<Done<E::ScalarField>>(workers);
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let workers = (0..workers)
+            .filter_map(|i| {
+                let job_rx = Arc::clone(&job_rx);
+                let done_tx = done_tx.clone();
+                std::thread::Builder::new()
+                    .name(format!("zkgpu-synthesis-{i}"))
+                    .spawn(move || synthesis_worker(&job_rx, &done_tx))
+                    .ok()
+            })
+            .collect::<Vec<_>>();
+        ProofStream {
+            prover: self,
+            pk,
+            input: circuits.into_iter(),
+            rng,
+            jobs: Some(jobs),
+            done,
+            ready: BTreeMap::new(),
+            sent: 0,
+            next: 0,
+            lookahead: workers.len().max(1),
+            workers,
+            last: None,
+        }
+    }
+}
+
+/// Synthesizes jobs until the job channel closes; a panicking circuit becomes an error.
+fn synthesis_worker<F, C>(jobs: &Mutex<Receiver<Job<C>>>, done: &SyncSender<Done<F>>)
+where
+    F: ark_ff::PrimeField,
+    C: ConstraintSynthesizer<F>,
+{
+    loop {
+        let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let Ok((k, circuit, with_matrices)) = job else {
+            return;
+        };
+        let t = Instant::now();
+        // The constraint system stays on this thread (it is not `Send`): an unsatisfied
+        // constraint of a streamed proof is reported by index alone.
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            synthesize_as(circuit, with_matrices).map(|(syn, _cs)| syn)
+        }))
+        .unwrap_or_else(|p| {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string panic payload".into());
+            Err(ProveError::SynthesisPanicked(msg))
+        });
+        if done.send((k, result, t.elapsed().as_secs_f64())).is_err() {
+            return;
+        }
+    }
+}
+
+impl<E, C, I, R> ProofStream<'_, '_, E, C, I, R>
+where
+    E: GpuPairing,
+    C: ConstraintSynthesizer<E::ScalarField> + Send + 'static,
+    I: Iterator<Item = C>,
+    R: RngCore + CryptoRng,
+{
+    /// Where the time of the last proof went: `synthesis` ran on a worker thread, `total` is
+    /// what the caller of `next` waited.
+    pub fn last_timings(&self) -> Option<ProofTimings> {
+        self.last
+    }
+
+    /// Hands circuits to the workers until `lookahead` are in flight. Until the key holds
+    /// its matrices, circuits are synthesized with them (the first proof that verifies
+    /// teaches the key).
+    fn top_up(&mut self) {
+        while self.sent - self.next < self.lookahead {
+            let Some(jobs) = &self.jobs else { return };
+            let Some(circuit) = self.input.next() else {
+                self.jobs = None;
+                return;
+            };
+            let with_matrices = self.pk.matrices().is_none();
+            if jobs.send((self.sent, circuit, with_matrices)).is_err() {
+                self.jobs = None;
+                return;
+            }
+            self.sent += 1;
+        }
+    }
+
+    /// The synthesis of circuit `self.next`, waiting for it.
+    fn take_next(&mut self) -> Synthesis<E::ScalarField> {
+        loop {
+            if let Some(done) = self.ready.remove(&self.next) {
+                return done;
+            }
+            match self.done.recv() {
+                Ok((k, result, secs)) => {
+                    self.ready.insert(k, (result, secs));
+                }
+                Err(_) => {
+                    let lost = "the synthesis workers stopped".to_owned();
+                    return (Err(ProveError::SynthesisPanicked(lost)), 0.0);
+                }
+            }
+        }
+    }
+}
+
+impl<E, C, I, R> Iterator for ProofStream<'_, '_, E, C, I, R>
+where
+    E: GpuPairing,
+    C: ConstraintSynthesizer<E::ScalarField> + Send + 'static,
+    I: Iterator<Item = C>,
+    R: RngCore + CryptoRng,
+{
+    type Item = Result<Proof<E>, ProveError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let t = Instant::now();
+        self.top_up();
+        if self.next == self.sent {
+            return None;
+        }
+        let (syn, synthesis) = self.take_next();
+        self.next += 1;
+        // A worker is free again: give it the next circuit before the GPU work starts.
+        self.top_up();
+        let r = E::ScalarField::rand(&mut self.rng);
+        let s = E::ScalarField::rand(&mut self.rng);
+        let result = syn.and_then(|syn| self.prover.prove_synthesized(self.pk, syn, None, r, s));
+        Some(result.map(|(proof, mut timings)| {
+            timings.synthesis = synthesis;
+            timings.total = t.elapsed().as_secs_f64();
+            self.last = Some(timings);
+            proof
+        }))
+    }
+}
+
+impl<E: GpuPairing, C, I, R> Drop for ProofStream<'_, '_, E, C, I, R> {
+    fn drop(&mut self) {
+        // Closing the job channel ends each worker after its current synthesis. Its result
+        // never blocks: the result channel holds as many as can be in flight.
+        self.jobs = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
