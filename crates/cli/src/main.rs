@@ -7,6 +7,8 @@ mod field_bench;
 mod msm_cmd;
 mod ntt_cmd;
 mod prove_cmd;
+mod prove_keys;
+mod prove_report;
 mod vm_bench;
 
 use std::process::ExitCode;
@@ -68,6 +70,7 @@ pub enum ChecksArg {
 }
 
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("ZKGPU_LOG")
@@ -78,7 +81,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info => info(),
-        Command::Prove(args) => prove_cmd::run(&args),
+        Command::Prove(args) => prove_cmd::run(&args, started),
         Command::Msm(args) => msm_cmd::run(&args),
         Command::Ntt(args) => ntt_cmd::run(&args),
         Command::Bench {

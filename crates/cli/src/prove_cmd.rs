@@ -1,23 +1,22 @@
 //! `zkgpu prove`: Groth16 proofs of a real circuit on the GPU and with ark-groth16 on the CPU
-//! cores, same key, same witness, same `r` and `s`; both verified, the proofs compared, times
-//! and the per-stage breakdown printed. Exits non-zero when anything disagrees.
+//! cores, same key, same witness, same `r` and `s`; both verified, the proofs compared, and
+//! what a user waits for reported: time to the first proof, each proof's wall time with its
+//! synthesis, a stream's proofs per second. Exits non-zero when anything disagrees.
 
-use std::fs;
-use std::io::{BufReader, BufWriter};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Instant;
 
 use ark_crypto_primitives::sponge::Absorb;
 use ark_ff::UniformRand;
-use ark_groth16::r1cs_to_qap::LibsnarkReduction;
 use ark_groth16::{Groth16, ProvingKey, prepare_verifying_key};
-use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
-use zkgpu_circuits::{AnyCircuit, Family, count_constraints, sized};
-use zkgpu_groth16::{GpuPairing, GpuProver, ProofTimings, synthesize};
-use zkgpu_runtime::GpuContext;
+use zkgpu_circuits::{AnyCircuit, Family, sized};
+use zkgpu_groth16::{CacheOutcome, GpuPairing, GpuProver, PreparedProvingKey, key_hash};
+use zkgpu_runtime::{ContextOptions, GpuContext};
+
+use crate::prove_keys::{KeyFiles, cache_dir, hex};
+use crate::prove_report::{Report, Step, StreamRun, secs};
 
 type BoxError = Box<dyn std::error::Error>;
 
@@ -52,66 +51,41 @@ pub struct ProveArgs {
     /// The pairing.
     #[arg(long, value_enum, default_value = "bls12-381")]
     curve: PairingArg,
-    /// Timed GPU proofs after a warm-up one (fresh witness and randomness each); the median
-    /// is reported.
+    /// Timed proofs after the first one, one at a time (fresh witness and randomness each);
+    /// medians are reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
-    /// Where proving keys are cached [default: $ZKGPU_CACHE, else $XDG_CACHE_HOME/zkgpu,
-    /// else ~/.cache/zkgpu].
+    /// Prove this many fresh circuits through the proving stream (synthesis of the next ones
+    /// on CPU threads while the GPU proves) and report proofs per second against
+    /// ark-groth16 proving them one after the other.
+    #[arg(long, default_value_t = 0)]
+    stream: usize,
+    /// How many of the stream's circuits ark-groth16 proves for the comparison [default:
+    /// all]; its rate is measured on those.
     #[arg(long)]
-    cache_dir: Option<PathBuf>,
-    /// Run the setup even when a cached key exists (and do not write one).
+    cpu_proofs: Option<usize>,
+    /// Where proving keys, prepared keys and the pipeline cache are kept [default:
+    /// $ZKGPU_CACHE, else $XDG_CACHE_HOME/zkgpu, else ~/.cache/zkgpu].
+    #[arg(long)]
+    cache_dir: Option<std::path::PathBuf>,
+    /// Run the setup and prepare the key even when cached (and write no cache).
     #[arg(long)]
     no_cache: bool,
     /// Run every stage alone (no second host thread): a clean per-stage profile, slower.
     #[arg(long)]
     sequential: bool,
-    /// Keep the GPU busy with small NTTs on a second thread during the timed proofs (an
-    /// experiment: an idle GPU lowers its clock during synthesis and host phases, and the
-    /// proof's first GPU work then runs slow until it is back up).
-    #[arg(long)]
-    keep_gpu_busy: bool,
-    /// Do not run small NTTs during synthesis to keep the GPU's clock up (the prover's
-    /// default warm-up, `GpuProver::with_clock_warmup`); the proof's first few hundred
-    /// milliseconds then run at whatever clock the idle GPU has dropped to.
+    /// Do not run small NTTs during synthesis to keep the GPU's clock up
+    /// (`GpuProver::with_clock_warmup`).
     #[arg(long)]
     no_clock_warmup: bool,
     /// Store the proving key's bases without window multiples (`GpuProver::with_folding`):
-    /// less GPU memory and a faster upload, slower MSMs.
+    /// less GPU memory and a faster first preparation, slower MSMs. Software adapters never
+    /// fold.
     #[arg(long)]
     no_fold: bool,
 }
 
-/// Runs forward NTTs of 2^16 elements until `stop` is set (see `--keep-gpu-busy`).
-fn keep_gpu_busy(ctx: &GpuContext, stop: &std::sync::atomic::AtomicBool) {
-    use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
-    let ntt = zkgpu_ntt::GpuNtt::<ark_bls12_381::Fr>::new(ctx);
-    let Some(domain) = Radix2EvaluationDomain::new(1 << 16) else {
-        return;
-    };
-    let Ok(mut dv) = ntt.zeroed(1 << 16, 1) else {
-        return;
-    };
-    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-        if ntt
-            .transform_blocking(&mut dv, &domain, zkgpu_ntt::Direction::Forward)
-            .is_err()
-        {
-            return;
-        }
-    }
-}
-
-/// Sets the flag when dropped, so the busy thread stops on every exit path.
-struct StopOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
-
-impl Drop for StopOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-pub fn run(args: &ProveArgs) -> Result<(), BoxError> {
+pub fn run(args: &ProveArgs, started: Instant) -> Result<(), BoxError> {
     if !(10..=24).contains(&args.log_constraints) {
         return Err(format!(
             "--log-constraints {} is outside 10..=24",
@@ -123,149 +97,215 @@ pub fn run(args: &ProveArgs) -> Result<(), BoxError> {
         return Err("--runs must be at least 1".into());
     }
     match args.curve {
-        PairingArg::Bls12_381 => prove::<ark_bls12_381::Bls12_381>(args, "bls12-381"),
-        PairingArg::Bls12_377 => prove::<ark_bls12_377::Bls12_377>(args, "bls12-377"),
+        PairingArg::Bls12_381 => prove::<ark_bls12_381::Bls12_381>(args, started),
+        PairingArg::Bls12_377 => prove::<ark_bls12_377::Bls12_377>(args, started),
     }
 }
 
-/// A spinner with elapsed time on a terminal; plain start and end lines otherwise.
-struct Step {
-    bar: ProgressBar,
-    start: Instant,
-    what: String,
+/// A fresh circuit of `shape`'s size, its public inputs and a seeded generator for `r`, `s`.
+fn fresh<E: GpuPairing<ScalarField: Absorb>>(
+    shape: &AnyCircuit<E::ScalarField>,
+    seed: u64,
+) -> (AnyCircuit<E::ScalarField>, Vec<E::ScalarField>, StdRng) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (c, public) = shape.fresh(&mut rng);
+    (c, public, StdRng::seed_from_u64(seed ^ 0x5eed))
 }
 
-impl Step {
-    fn new(what: impl Into<String>) -> Self {
-        let what = what.into();
-        let bar = ProgressBar::new_spinner();
-        if bar.is_hidden() {
-            eprintln!("{what} ...");
-        } else {
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            bar.set_message(what.clone());
-            bar.enable_steady_tick(Duration::from_millis(120));
-        }
-        Self {
-            bar,
-            start: Instant::now(),
-            what,
-        }
-    }
-
-    fn done(self, note: &str) -> f64 {
-        let s = self.start.elapsed().as_secs_f64();
-        self.bar.finish_and_clear();
-        eprintln!("{}: {} {note}", self.what, secs(s));
-        s
-    }
-}
-
-fn secs(s: f64) -> String {
-    if s < 1.0 {
-        format!("{:.1} ms", s * 1e3)
-    } else {
-        format!("{s:.2} s")
-    }
-}
-
-fn ratio(x: f64) -> String {
-    if x < 1.0 {
-        format!("{x:.3}x")
-    } else {
-        format!("{x:.1}x")
-    }
-}
-
-fn cache_dir(args: &ProveArgs) -> Option<PathBuf> {
-    if let Some(d) = &args.cache_dir {
-        return Some(d.clone());
-    }
-    if let Some(d) = std::env::var_os("ZKGPU_CACHE") {
-        return Some(PathBuf::from(d));
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(d).join("zkgpu"));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("zkgpu"))
-}
-
-fn load_key<E: GpuPairing>(path: &Path) -> Option<ProvingKey<E>> {
-    let file = fs::File::open(path).ok()?;
-    // The cache is ours; the points were checked when the key was made.
-    ProvingKey::<E>::deserialize_uncompressed_unchecked(BufReader::new(file)).ok()
-}
-
-fn store_key<E: GpuPairing>(path: &Path, pk: &ProvingKey<E>) -> Result<(), BoxError> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    {
-        let mut w = BufWriter::new(fs::File::create(&tmp)?);
-        pk.serialize_uncompressed(&mut w)?;
-    }
-    fs::rename(&tmp, path)?;
-    Ok(())
-}
-
-fn prove<E>(args: &ProveArgs, curve: &str) -> Result<(), BoxError>
+fn prove<E>(args: &ProveArgs, started: Instant) -> Result<(), BoxError>
 where
     E: GpuPairing<ScalarField: Absorb>,
 {
-    let family = match args.circuit {
-        CircuitArg::Sha256 => Family::Sha256,
-        CircuitArg::Merkle => Family::Merkle,
-    };
-    let k = args.log_constraints;
     let circuit_name = format!("{:?}", args.circuit).to_lowercase();
-    let ctx = GpuContext::from_env_blocking()?;
+    let dir = (!args.no_cache)
+        .then(|| cache_dir(args.cache_dir.as_deref()))
+        .flatten();
+    let mut report = Report::new();
+
+    let step = Step::new("opening the GPU");
+    let mut opts = ContextOptions::from_env()?;
+    if opts.pipeline_cache_dir.is_none() {
+        opts.pipeline_cache_dir = dir.as_ref().map(|d| d.join("pipelines"));
+    }
+    let ctx = GpuContext::new_blocking(opts)?;
+    report.cost("GPU context", step.done(""));
     println!(
-        "zkgpu prove: {circuit_name}, 2^{k} constraint budget, {curve}; GPU: {} ({:?}); CPU: {} threads",
+        "zkgpu prove: {circuit_name}, 2^{} constraint budget, {}; GPU: {} ({:?}); CPU: {} threads",
+        args.log_constraints,
+        E::NAME,
         ctx.info().name,
         ctx.info().backend,
         rayon::current_num_threads()
     );
+    if ctx.is_software() {
+        println!(
+            "note: {} is a software adapter (device type Cpu), hundreds of times slower than a \
+             GPU: window multiples are not stored there (they cost more than they save)",
+            ctx.info().name
+        );
+    }
+    let mut prover = GpuProver::<E>::new(&ctx)?
+        .with_overlap(!args.sequential)
+        .with_clock_warmup(!args.no_clock_warmup);
+    if args.no_fold {
+        prover = prover.with_folding(false);
+    }
 
     let step = Step::new("sizing the circuit");
-    let mut rng = StdRng::seed_from_u64(0);
-    let (shape, _) = sized::<E::ScalarField, _>(family, k, &mut rng)?;
-    let (constraints, inputs) = count_constraints(shape.clone())?;
-    step.done("");
-    let what = match &shape {
-        AnyCircuit::Sha256(c) => format!("{} chained SHA-256 hashes of 32 bytes", c.hashes),
-        AnyCircuit::Merkle(c) => format!(
-            "{} Poseidon Merkle paths of depth {}",
-            c.paths.len(),
-            zkgpu_circuits::MERKLE_DEPTH
-        ),
+    let family = match args.circuit {
+        CircuitArg::Sha256 => Family::Sha256,
+        CircuitArg::Merkle => Family::Merkle,
     };
-    println!(
-        "circuit: {what}: {constraints} constraints, {inputs} instance variables, domain 2^{}",
-        (constraints + inputs).next_power_of_two().trailing_zeros()
-    );
+    let (shape, _) =
+        sized::<E::ScalarField, _>(family, args.log_constraints, &mut StdRng::seed_from_u64(0))?;
+    report.cost("sizing the circuit", step.done(""));
 
-    // Setup: arkworks' generator from a fixed seed, cached on disk.
-    let path = (!args.no_cache)
-        .then(|| cache_dir(args))
-        .flatten()
-        .map(|d| d.join(format!("groth16-{curve}-{circuit_name}-2^{k}-v1.pk")));
-    let cached = path.as_deref().and_then(|p| {
-        p.exists().then(|| {
-            let step = Step::new(format!("loading the proving key from {}", p.display()));
-            let pk = load_key::<E>(p);
-            step.done(if pk.is_some() {
-                ""
-            } else {
-                "(unreadable: running the setup)"
-            });
+    let files = dir
+        .as_deref()
+        .map(|d| KeyFiles::new(d, E::NAME, &circuit_name, args.log_constraints));
+    let (prepared, mut pk) = match fast_start(&prover, dir.as_deref(), files.as_ref(), &mut report)
+    {
+        Some(prepared) => (prepared, None),
+        None => {
+            let (prepared, pk) =
+                slow_start(&prover, &shape, dir.as_deref(), files.as_ref(), &mut report)?;
+            (prepared, Some(pk))
+        }
+    };
+    describe(&shape, &prepared);
+
+    // The first proof: what a user waits for after starting the process.
+    let step = Step::new("first proof");
+    let (c, public, mut rng) = fresh::<E>(&shape, 100);
+    let (r, s) = (
+        E::ScalarField::rand(&mut rng),
+        E::ScalarField::rand(&mut rng),
+    );
+    let (proof, t) = prover.prove_with_randomness(&prepared, c, r, s)?;
+    report.cost(
+        "first proof",
+        step.done(&format!("(GPU part {})", secs(t.prove))),
+    );
+    report.first_proof(started.elapsed().as_secs_f64());
+    let pvk = prepare_verifying_key(&prepared.verifying_key().vk);
+    if !Groth16::<E>::verify_proof(&pvk, &proof, &public)? {
+        return Err("the first GPU proof does not verify".into());
+    }
+    if let Ok(Some(p)) = ctx.save_pipeline_cache() {
+        tracing::info!("pipeline cache written to {}", p.display());
+    }
+
+    // Timed proofs, one at a time.
+    let mut last = None;
+    for run in 0..args.runs {
+        let step = Step::new(format!("GPU proof {}/{}", run + 1, args.runs));
+        let seed = 200 + run as u64;
+        let (c, public, mut rng) = fresh::<E>(&shape, seed);
+        let (r, s) = (
+            E::ScalarField::rand(&mut rng),
+            E::ScalarField::rand(&mut rng),
+        );
+        let (proof, t) = prover.prove_with_randomness(&prepared, c.clone(), r, s)?;
+        step.done(&format!(
+            "(synthesis {}, GPU part {})",
+            secs(t.synthesis),
+            secs(t.prove)
+        ));
+        if !Groth16::<E>::verify_proof(&pvk, &proof, &public)? {
+            return Err(format!("GPU proof {run} does not verify").into());
+        }
+        report.run(t);
+        last = Some((c, seed, proof));
+    }
+    let Some((c, seed, gpu_proof)) = last else {
+        return Err("no GPU proof".into());
+    };
+
+    // ark-groth16's whole proof (synthesis with matrices included) of the last circuit,
+    // with the same r and s.
+    let pk = match pk.take() {
+        Some(pk) => pk,
+        None => reference_key::<E>(files.as_ref(), &prepared)?,
+    };
+    let step = Step::new(format!(
+        "ark-groth16 proof on {} CPU threads (synthesis included)",
+        rayon::current_num_threads()
+    ));
+    let mut rng = fresh::<E>(&shape, seed).2;
+    let cpu_proof = Groth16::<E>::create_random_proof_with_reduction(c, &pk, &mut rng)?;
+    report.cpu_proof(step.done(""));
+    if cpu_proof != gpu_proof {
+        return Err("the GPU and ark-groth16 proofs of the same circuit, r and s differ".into());
+    }
+
+    if args.stream > 0 {
+        report.stream(stream::<E>(args, &prover, &prepared, &pk, &shape, &pvk)?);
+    }
+    report.print(
+        args.sequential,
+        ctx.pipeline_timings(),
+        ctx.has_pipeline_cache(),
+    );
+    println!(
+        "check: every GPU proof verifies; GPU proof == ark-groth16 proof (same circuit, r, s): yes"
+    );
+    Ok(())
+}
+
+/// The prepared key from its cache file, named by the key hash recorded beside the
+/// arkworks key, with the pipelines built meanwhile on another thread; None when there is no
+/// such file or it is refused (said on stderr).
+fn fast_start<E: GpuPairing>(
+    prover: &GpuProver<'_, E>,
+    dir: Option<&Path>,
+    files: Option<&KeyFiles>,
+    report: &mut Report,
+) -> Option<PreparedProvingKey<E>> {
+    let hash = files?.hash()?;
+    let path = prover.cache_file(dir?, &hash);
+    if !path.exists() {
+        return None;
+    }
+    let step = Step::new(format!(
+        "loading the prepared key from {} (pipelines built meanwhile)",
+        path.display()
+    ));
+    let (loaded, pipes) = with_pipelines(prover, || prover.load_prepared(&path, Some(&hash)));
+    match loaded {
+        Ok(p) => {
+            let s = step.done(&format!("({:.2} GB)", p.gpu_bytes() as f64 / 1e9));
+            report.cost("prepared key from its cache (pipelines beside it)", s);
+            report.pipelines_beside(pipes.ok()?);
+            Some(p)
+        }
+        Err(e) => {
+            step.done(&format!("(refused: {e})"));
+            None
+        }
+    }
+}
+
+/// The arkworks key (from its file, else the setup), then its prepared form (from the cache
+/// when it is there, else prepared and cached), pipelines built meanwhile.
+fn slow_start<E: GpuPairing<ScalarField: Absorb>>(
+    prover: &GpuProver<'_, E>,
+    shape: &AnyCircuit<E::ScalarField>,
+    dir: Option<&Path>,
+    files: Option<&KeyFiles>,
+    report: &mut Report,
+) -> Result<(PreparedProvingKey<E>, ProvingKey<E>), BoxError> {
+    let loaded = files.and_then(|f| {
+        f.key.exists().then(|| {
+            let step = Step::new(format!("loading the proving key from {}", f.key.display()));
+            let pk = f.load::<E>();
+            report.cost(
+                "proving key from disk",
+                step.done(if pk.is_some() { "" } else { "(unreadable)" }),
+            );
             pk
         })?
     });
-    let pk = match cached {
+    let pk = match loaded {
         Some(pk) => pk,
         None => {
             let step = Step::new(format!(
@@ -276,169 +316,160 @@ where
                 shape.clone(),
                 &mut StdRng::seed_from_u64(1),
             )?;
-            step.done("");
-            if let Some(p) = &path {
-                let step = Step::new(format!("caching the proving key in {}", p.display()));
-                match store_key(p, &pk) {
-                    Ok(()) => step.done(""),
-                    Err(e) => step.done(&format!("(failed: {e})")),
-                };
+            report.cost("setup", step.done(""));
+            if let Some(f) = files {
+                if let Err(e) = f.store(&pk, &key_hash(&pk)) {
+                    eprintln!("caching the proving key in {} failed: {e}", f.key.display());
+                }
             }
             pk
         }
     };
-    let pvk = prepare_verifying_key(&pk.vk);
-
-    let step = Step::new("building the GPU prover");
-    let prover = GpuProver::<E>::new(&ctx)?
-        .with_overlap(!args.sequential)
-        .with_clock_warmup(!args.no_clock_warmup)
-        .with_folding(!args.no_fold);
-    step.done("");
-    let step = Step::new(if args.no_fold {
-        "uploading the proving key (prepared bases)"
-    } else {
-        "uploading the proving key (prepared bases and their window multiples)"
+    let step = Step::new(
+        "preparing the key: bases to the GPU, the circuit's matrices (pipelines built meanwhile)",
+    );
+    let (prepared, pipes) = with_pipelines(prover, || match dir {
+        Some(d) => prover
+            .prepare_cached_for(&pk, shape.clone(), d)
+            .map(|(p, o)| (p, Some(o))),
+        None => prover.prepare_for(&pk, shape.clone()).map(|p| (p, None)),
     });
-    let prepared = prover.prepare(&pk)?;
-    let prepare_s = step.done("");
-
-    let fresh = |seed: u64| {
-        let mut rng = StdRng::seed_from_u64(seed);
-        let (c, public) = shape.fresh(&mut rng);
-        let r = E::ScalarField::rand(&mut rng);
-        let s = E::ScalarField::rand(&mut rng);
-        (c, public, r, s)
+    let (prepared, outcome) = prepared?;
+    let note = match &outcome {
+        None => "(--no-cache: not stored)".to_owned(),
+        Some(CacheOutcome::Loaded(p)) => format!("(loaded from {})", p.display()),
+        Some(CacheOutcome::Created(p) | CacheOutcome::Updated(p)) => {
+            format!("(cached in {})", p.display())
+        }
+        Some(CacheOutcome::Replaced(p, e)) => {
+            format!("(cache refused, {e}; rewritten in {})", p.display())
+        }
+        Some(CacheOutcome::NotStored(_, e)) => format!("(not cached: {e})"),
     };
-
-    let step = Step::new("warm-up proof on the GPU (pipelines are built here)");
-    let (c, public, r, s) = fresh(100);
-    let (proof, _) = prover.prove_with_randomness(&prepared, c, r, s)?;
-    step.done("");
-    if !Groth16::<E>::verify_proof(&pvk, &proof, &public)? {
-        return Err("the warm-up GPU proof does not verify".into());
+    report.cost("prepared key (pipelines beside it)", step.done(&note));
+    report.pipelines_beside(pipes?);
+    if let (Some(f), Some(h)) = (files, prepared.key_hash()) {
+        let _ = f.store_hash(&h);
     }
+    Ok((prepared, pk))
+}
 
-    let mut gpu: Vec<ProofTimings> = Vec::new();
-    let mut last = None;
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|scope| -> Result<(), BoxError> {
-        let _stop = StopOnDrop(&stop);
-        if args.keep_gpu_busy {
-            // Its pipeline is built before the timed proofs start.
-            zkgpu_ntt::GpuNtt::<ark_bls12_381::Fr>::new(&ctx).warm_up_blocking()?;
-            scope.spawn(|| keep_gpu_busy(&ctx, &stop));
-        }
-        for run in 0..args.runs {
-            let step = Step::new(format!("GPU proof {}/{}", run + 1, args.runs));
-            let (c, public, r, s) = fresh(200 + run as u64);
-            let (proof, t) = prover.prove_with_randomness(&prepared, c.clone(), r, s)?;
-            step.done(&format!("(prove {})", secs(t.prove)));
-            if !Groth16::<E>::verify_proof(&pvk, &proof, &public)? {
-                return Err(format!("GPU proof {run} does not verify").into());
-            }
-            gpu.push(t);
-            last = Some((c, public, r, s, proof));
-        }
-        Ok(())
-    })?;
-    let Some((c, public, r, s, gpu_proof)) = last else {
-        return Err("no GPU proof".into());
+/// `f()` on this thread while another builds every pipeline of the prover; the pipelines'
+/// wall time.
+fn with_pipelines<E: GpuPairing, T>(
+    prover: &GpuProver<'_, E>,
+    f: impl FnOnce() -> T,
+) -> (T, Result<f64, BoxError>) {
+    std::thread::scope(|s| {
+        let pipes = s.spawn(|| {
+            let t = Instant::now();
+            prover.build_pipelines().map(|()| t.elapsed().as_secs_f64())
+        });
+        let v = f();
+        let pipes = match pipes.join() {
+            Ok(r) => r.map_err(BoxError::from),
+            Err(_) => Err("building the pipelines panicked".into()),
+        };
+        (v, pipes)
+    })
+}
+
+/// The arkworks key for the reference proofs (after a fast start), checked against the
+/// prepared key's hash.
+fn reference_key<E: GpuPairing>(
+    files: Option<&KeyFiles>,
+    prepared: &PreparedProvingKey<E>,
+) -> Result<ProvingKey<E>, BoxError> {
+    let files = files.ok_or("no key files")?;
+    let step = Step::new(format!(
+        "loading the proving key for ark-groth16 from {}",
+        files.key.display()
+    ));
+    let pk = files
+        .load::<E>()
+        .ok_or("the proving key file is unreadable")?;
+    let hash = key_hash(&pk);
+    step.done("");
+    if prepared.key_hash() != Some(hash) {
+        return Err(format!(
+            "the cached prepared key is not the proving key's (hash {})",
+            hex(&hash[..8])
+        )
+        .into());
+    }
+    Ok(pk)
+}
+
+fn describe<F: ark_ff::PrimeField + Absorb, E: GpuPairing<ScalarField = F>>(
+    shape: &AnyCircuit<F>,
+    prepared: &PreparedProvingKey<E>,
+) {
+    let what = match shape {
+        AnyCircuit::Sha256(c) => format!("{} chained SHA-256 hashes of 32 bytes", c.hashes),
+        AnyCircuit::Merkle(c) => format!(
+            "{} Poseidon Merkle paths of depth {}",
+            c.paths.len(),
+            zkgpu_circuits::MERKLE_DEPTH
+        ),
     };
+    let constraints = prepared.matrices().map_or(0, |m| m.num_constraints());
+    println!(
+        "circuit: {what}: {constraints} constraints, {} instance variables, domain 2^{}; \
+         prepared key {:.2} GB on the GPU (G1 window multiples: {:?})",
+        prepared.num_instance_variables(),
+        prepared.domain_size().trailing_zeros(),
+        prepared.gpu_bytes() as f64 / 1e9,
+        prepared.folds()
+    );
+}
 
-    // ark-groth16 on the same witness and randomness, synthesis excluded as for the GPU.
-    let step = Step::new("CPU proof (ark-groth16, synthesis excluded)");
-    let syn = synthesize(c)?;
+/// `--stream N`: N fresh circuits through the proving stream, and ark-groth16 proving them
+/// (or the first `--cpu-proofs` of them) one after the other with the same generator.
+fn stream<E: GpuPairing<ScalarField: Absorb>>(
+    args: &ProveArgs,
+    prover: &GpuProver<'_, E>,
+    prepared: &PreparedProvingKey<E>,
+    pk: &ProvingKey<E>,
+    shape: &AnyCircuit<E::ScalarField>,
+    pvk: &ark_groth16::PreparedVerifyingKey<E>,
+) -> Result<StreamRun, BoxError> {
+    let n = args.stream;
+    let step = Step::new(format!("{n} fresh circuits"));
+    let circuits: Vec<_> = (0..n).map(|i| fresh::<E>(shape, 1000 + i as u64)).collect();
+    step.done("");
+    let step = Step::new(format!("{n} proofs through the proving stream"));
     let t = Instant::now();
-    let cpu_proof = Groth16::<E, LibsnarkReduction>::create_proof_with_reduction_and_matrices(
-        &pk,
-        r,
-        s,
-        &syn.matrices,
-        syn.num_inputs,
-        syn.num_constraints,
-        &syn.full_assignment,
-    )?;
-    let cpu_s = t.elapsed().as_secs_f64();
+    let proofs = prover
+        .prove_stream(
+            prepared,
+            circuits.iter().map(|(c, ..)| c.clone()).collect::<Vec<_>>(),
+            StdRng::seed_from_u64(7),
+        )
+        .collect::<Result<Vec<_>, _>>()?;
+    let gpu = t.elapsed().as_secs_f64();
+    step.done(&format!("({:.2} proofs/s)", n as f64 / gpu));
+    for ((_, public, _), p) in circuits.iter().zip(&proofs) {
+        if !Groth16::<E>::verify_proof(pvk, p, public)? {
+            return Err("a streamed proof does not verify".into());
+        }
+    }
+    let m = args.cpu_proofs.unwrap_or(n).min(n);
+    let step = Step::new(format!("{m} ark-groth16 proofs, one after the other"));
+    let mut rng = StdRng::seed_from_u64(7);
+    let t = Instant::now();
+    for ((c, ..), p) in circuits.iter().zip(&proofs).take(m) {
+        let want = Groth16::<E>::create_random_proof_with_reduction(c.clone(), pk, &mut rng)?;
+        if &want != p {
+            return Err("a streamed proof differs from ark-groth16's".into());
+        }
+    }
+    let cpu = t.elapsed().as_secs_f64();
     step.done("");
-    let cpu_ok = Groth16::<E>::verify_proof(&pvk, &cpu_proof, &public)?;
-
-    let median = |f: fn(&ProofTimings) -> f64| {
-        let mut v: Vec<f64> = gpu.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let prove_s = median(|t| t.prove);
-    println!();
-    println!(
-        "| stage | GPU prover (median of {}; {}; clock warm-up during synthesis: {}) |",
-        gpu.len(),
-        if args.sequential {
-            "stages one at a time"
-        } else {
-            "two threads overlap, so stages add up to more than the proof"
-        },
-        if args.no_clock_warmup { "off" } else { "on" }
-    );
-    println!("|---|---|");
-    for (name, f) in [
-        (
-            "synthesis (excluded below)",
-            (|t| t.synthesis) as fn(&ProofTimings) -> f64,
-        ),
-        (
-            "witness map (A z, B z, C z on CPU; 7 NTTs + quotient on GPU)",
-            |t| t.witness_map,
-        ),
-        (
-            "- sparse products A z, B z, C z, check, packing into staging (CPU, one pass)",
-            |t| t.witness_map_parts.products,
-        ),
-        ("- 7 NTTs + quotient (GPU, submit to done)", |t| {
-            t.witness_map_parts.gpu
-        }),
-        ("- quotient download", |t| t.witness_map_parts.download),
-        ("MSM H (G1, after the witness map)", |t| t.msm_h),
-        ("MSM A, B, L (G1, three base sets)", |t| t.msm_a_b_l),
-        ("MSM B (G2)", |t| t.msm_b_g2),
-        ("self-check (verify)", |t| t.verify),
-        ("**prove** (synthesis and self-check excluded)", |t| t.prove),
-    ] {
-        println!("| {name} | {} |", secs(median(f)));
-    }
-    println!();
-    println!(
-        "| | GPU | ark-groth16 (CPU, {} threads) | ratio |",
-        rayon::current_num_threads()
-    );
-    println!("|---|---|---|---|");
-    println!(
-        "| proof, synthesis excluded | {} | {} | {} |",
-        secs(prove_s),
-        secs(cpu_s),
-        ratio(cpu_s / prove_s)
-    );
-    println!("| key upload (once per key) | {} | | |", secs(prepare_s));
-    let pipes = ctx.pipeline_timings();
-    let total: f64 = pipes.iter().map(|p| p.seconds).sum();
-    println!(
-        "pipelines: {} built in {} ({})",
-        pipes.len(),
-        secs(total),
-        pipes
-            .iter()
-            .map(|p| format!("{}::{} {}", p.module, p.entry, secs(p.seconds)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let same = gpu_proof == cpu_proof;
-    println!(
-        "check: GPU proof verifies: yes; CPU proof verifies: {}; GPU proof == CPU proof (same r, s): {}",
-        if cpu_ok { "yes" } else { "NO" },
-        if same { "yes" } else { "NO" }
-    );
-    if !(cpu_ok && same) {
-        return Err("the GPU and CPU proofs disagree".into());
-    }
-    Ok(())
+    Ok(StreamRun {
+        gpu_proofs: n,
+        gpu_seconds: gpu,
+        workers: prover.stream_workers(),
+        cpu_proofs: m,
+        cpu_seconds: cpu,
+    })
 }
