@@ -12,7 +12,9 @@ use ark_groth16::{Groth16, ProvingKey, prepare_verifying_key};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use zkgpu_circuits::{AnyCircuit, Family, sized};
-use zkgpu_groth16::{CacheOutcome, GpuPairing, GpuProver, PreparedProvingKey, key_hash};
+use zkgpu_groth16::{
+    CacheOutcome, GpuPairing, GpuProver, PreparedProvingKey, Witness, key_hash, synthesize_witness,
+};
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
 use crate::prove_keys::{KeyFiles, cache_dir, hex};
@@ -64,6 +66,13 @@ pub struct ProveArgs {
     /// all]; its rate is measured on those.
     #[arg(long)]
     cpu_proofs: Option<usize>,
+    /// Skip every ark-groth16 proof (quick timing runs): the GPU proofs are still verified,
+    /// but not compared with ark-groth16's.
+    #[arg(long)]
+    no_reference: bool,
+    /// Synthesis threads of the stream [default: half the cores, 1 to 8].
+    #[arg(long)]
+    stream_workers: Option<usize>,
     /// Where proving keys, prepared keys and the pipeline cache are kept [default:
     /// $ZKGPU_CACHE, else $XDG_CACHE_HOME/zkgpu, else ~/.cache/zkgpu].
     #[arg(long)]
@@ -144,29 +153,49 @@ where
             ctx.info().name
         );
     }
-    let mut prover = GpuProver::<E>::new(&ctx)?
-        .with_overlap(!args.sequential)
-        .with_clock_warmup(!args.no_clock_warmup);
+    let mut prover = GpuProver::<E>::new(&ctx)?.with_overlap(!args.sequential);
+    if args.no_clock_warmup {
+        prover = prover.with_clock_warmup(false);
+    }
     if args.no_fold {
         prover = prover.with_folding(false);
     }
+    if let Some(w) = args.stream_workers {
+        prover = prover.with_stream_workers(w);
+    }
 
-    let step = Step::new("sizing the circuit");
     let family = match args.circuit {
         CircuitArg::Sha256 => Family::Sha256,
         CircuitArg::Merkle => Family::Merkle,
     };
-    let (shape, _) =
-        sized::<E::ScalarField, _>(family, args.log_constraints, &mut StdRng::seed_from_u64(0))?;
-    report.cost("sizing the circuit", step.done(""));
-
     let files = dir
         .as_deref()
         .map(|d| KeyFiles::new(d, E::NAME, &circuit_name, args.log_constraints));
-    let (prepared, mut pk) = match fast_start(&prover, dir.as_deref(), files.as_ref(), &mut report)
-    {
-        Some(prepared) => (prepared, None),
+    // The circuit is sized on another thread while a cached key loads (a user's process
+    // builds its circuit while the key loads, too).
+    // With a cached key, the circuit is sized and the first circuit's witness synthesized on
+    // another thread while the key loads, as a user's process would build its first witness
+    // while the key loads.
+    let cached = files
+        .as_ref()
+        .and_then(KeyFiles::hash)
+        .zip(dir.as_deref())
+        .is_some_and(|(h, d)| prover.cache_file(d, &h).exists());
+    let (early, fast) = std::thread::scope(|s| {
+        let early = s.spawn(|| early_work::<E>(family, args.log_constraints, cached));
+        let fast = fast_start(&prover, dir.as_deref(), files.as_ref(), &mut report);
+        (early.join(), fast)
+    });
+    let early = early.map_err(|_| "sizing the circuit panicked")??;
+    let shape = early.shape;
+    eprintln!("sizing the circuit: {}", secs(early.sizing));
+    let (prepared, mut pk) = match fast {
+        Some(prepared) => {
+            report.cost("(sizing the circuit, beside the key)", early.sizing);
+            (prepared, None)
+        }
         None => {
+            report.cost("sizing the circuit", early.sizing);
             let (prepared, pk) =
                 slow_start(&prover, &shape, dir.as_deref(), files.as_ref(), &mut report)?;
             (prepared, Some(pk))
@@ -176,12 +205,18 @@ where
 
     // The first proof: what a user waits for after starting the process.
     let step = Step::new("first proof");
-    let (c, public, mut rng) = fresh::<E>(&shape, 100);
-    let (r, s) = (
-        E::ScalarField::rand(&mut rng),
-        E::ScalarField::rand(&mut rng),
-    );
-    let (proof, t) = prover.prove_with_randomness(&prepared, c, r, s)?;
+    let (public, r, s) = (early.first.1, early.first.2, early.first.3);
+    let (proof, t) = match early.first.0 {
+        First::Witness(w, secs_w) if prepared.matrices().is_some() => {
+            report.cost("(first witness, synthesized beside the key)", secs_w);
+            prover.prove_witness(&prepared, w, r, s)?
+        }
+        First::Witness(..) => {
+            let (c, _, _) = fresh::<E>(&shape, 100);
+            prover.prove_with_randomness(&prepared, c, r, s)?
+        }
+        First::Circuit(c) => prover.prove_with_randomness(&prepared, c, r, s)?,
+    };
     report.cost(
         "first proof",
         step.done(&format!("(GPU part {})", secs(t.prove))),
@@ -223,23 +258,36 @@ where
 
     // ark-groth16's whole proof (synthesis with matrices included) of the last circuit,
     // with the same r and s.
-    let pk = match pk.take() {
-        Some(pk) => pk,
-        None => reference_key::<E>(files.as_ref(), &prepared)?,
+    let pk = if args.no_reference {
+        None
+    } else {
+        let pk = match pk.take() {
+            Some(pk) => pk,
+            None => reference_key::<E>(files.as_ref(), &prepared)?,
+        };
+        let step = Step::new(format!(
+            "ark-groth16 proof on {} CPU threads (synthesis included)",
+            rayon::current_num_threads()
+        ));
+        let mut rng = fresh::<E>(&shape, seed).2;
+        let cpu_proof = Groth16::<E>::create_random_proof_with_reduction(c, &pk, &mut rng)?;
+        report.cpu_proof(step.done(""));
+        if cpu_proof != gpu_proof {
+            return Err(
+                "the GPU and ark-groth16 proofs of the same circuit, r and s differ".into(),
+            );
+        }
+        Some(pk)
     };
-    let step = Step::new(format!(
-        "ark-groth16 proof on {} CPU threads (synthesis included)",
-        rayon::current_num_threads()
-    ));
-    let mut rng = fresh::<E>(&shape, seed).2;
-    let cpu_proof = Groth16::<E>::create_random_proof_with_reduction(c, &pk, &mut rng)?;
-    report.cpu_proof(step.done(""));
-    if cpu_proof != gpu_proof {
-        return Err("the GPU and ark-groth16 proofs of the same circuit, r and s differ".into());
-    }
-
     if args.stream > 0 {
-        report.stream(stream::<E>(args, &prover, &prepared, &pk, &shape, &pvk)?);
+        report.stream(stream::<E>(
+            args,
+            &prover,
+            &prepared,
+            pk.as_ref(),
+            &shape,
+            &pvk,
+        )?);
     }
     report.print(
         args.sequential,
@@ -247,9 +295,61 @@ where
         ctx.has_pipeline_cache(),
     );
     println!(
-        "check: every GPU proof verifies; GPU proof == ark-groth16 proof (same circuit, r, s): yes"
+        "check: every GPU proof verifies; GPU proof == ark-groth16 proof (same circuit, r, s): {}",
+        if args.no_reference {
+            "not run (--no-reference)"
+        } else {
+            "yes"
+        }
     );
     Ok(())
+}
+
+/// The first circuit to prove: synthesized already (its seconds), or not.
+enum First<E: GpuPairing> {
+    Witness(Witness<E::ScalarField>, f64),
+    Circuit(AnyCircuit<E::ScalarField>),
+}
+
+/// What runs beside the key's load: the circuit's size, and the first circuit (its witness
+/// synthesized when `synthesize`) with its public inputs, `r` and `s`.
+struct Early<E: GpuPairing> {
+    shape: AnyCircuit<E::ScalarField>,
+    sizing: f64,
+    first: (
+        First<E>,
+        Vec<E::ScalarField>,
+        E::ScalarField,
+        E::ScalarField,
+    ),
+}
+
+fn early_work<E: GpuPairing<ScalarField: Absorb>>(
+    family: Family,
+    log_constraints: u32,
+    synthesize: bool,
+) -> Result<Early<E>, ark_relations::gr1cs::SynthesisError> {
+    let t = Instant::now();
+    let (shape, _) =
+        sized::<E::ScalarField, _>(family, log_constraints, &mut StdRng::seed_from_u64(0))?;
+    let sizing = t.elapsed().as_secs_f64();
+    let (c, public, mut rng) = fresh::<E>(&shape, 100);
+    let (r, s) = (
+        E::ScalarField::rand(&mut rng),
+        E::ScalarField::rand(&mut rng),
+    );
+    let first = if synthesize {
+        let t = Instant::now();
+        let w = synthesize_witness(c)?;
+        First::Witness(w, t.elapsed().as_secs_f64())
+    } else {
+        First::Circuit(c)
+    };
+    Ok(Early {
+        shape,
+        sizing,
+        first: (first, public, r, s),
+    })
 }
 
 /// The prepared key from its cache file, named by the key hash recorded beside the
@@ -429,7 +529,7 @@ fn stream<E: GpuPairing<ScalarField: Absorb>>(
     args: &ProveArgs,
     prover: &GpuProver<'_, E>,
     prepared: &PreparedProvingKey<E>,
-    pk: &ProvingKey<E>,
+    pk: Option<&ProvingKey<E>>,
     shape: &AnyCircuit<E::ScalarField>,
     pvk: &ark_groth16::PreparedVerifyingKey<E>,
 ) -> Result<StreamRun, BoxError> {
@@ -439,25 +539,35 @@ fn stream<E: GpuPairing<ScalarField: Absorb>>(
     step.done("");
     let step = Step::new(format!("{n} proofs through the proving stream"));
     let t = Instant::now();
-    let proofs = prover
-        .prove_stream(
-            prepared,
-            circuits.iter().map(|(c, ..)| c.clone()).collect::<Vec<_>>(),
-            StdRng::seed_from_u64(7),
-        )
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut stream = prover.prove_stream(
+        prepared,
+        circuits.iter().map(|(c, ..)| c.clone()).collect::<Vec<_>>(),
+        StdRng::seed_from_u64(7),
+    );
+    let (mut proofs, mut parts) = (Vec::new(), Vec::new());
+    while let Some(p) = stream.next() {
+        proofs.push(p?);
+        parts.extend(stream.last_timings().map(|t| (t.synthesis, t.prove)));
+    }
+    drop(stream);
     let gpu = t.elapsed().as_secs_f64();
+    let median = |f: fn(&(f64, f64)) -> f64| {
+        let mut v: Vec<f64> = parts.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
     step.done(&format!("({:.2} proofs/s)", n as f64 / gpu));
     for ((_, public, _), p) in circuits.iter().zip(&proofs) {
         if !Groth16::<E>::verify_proof(pvk, p, public)? {
             return Err("a streamed proof does not verify".into());
         }
     }
-    let m = args.cpu_proofs.unwrap_or(n).min(n);
+    let m = pk.map_or(0, |_| args.cpu_proofs.unwrap_or(n).min(n));
     let step = Step::new(format!("{m} ark-groth16 proofs, one after the other"));
     let mut rng = StdRng::seed_from_u64(7);
     let t = Instant::now();
     for ((c, ..), p) in circuits.iter().zip(&proofs).take(m) {
+        let Some(pk) = pk else { break };
         let want = Groth16::<E>::create_random_proof_with_reduction(c.clone(), pk, &mut rng)?;
         if &want != p {
             return Err("a streamed proof differs from ark-groth16's".into());
@@ -469,6 +579,8 @@ fn stream<E: GpuPairing<ScalarField: Absorb>>(
         gpu_proofs: n,
         gpu_seconds: gpu,
         workers: prover.stream_workers(),
+        synthesis: median(|p| p.0),
+        gpu_part: median(|p| p.1),
         cpu_proofs: m,
         cpu_seconds: cpu,
     })

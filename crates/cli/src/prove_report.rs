@@ -69,6 +69,9 @@ pub struct StreamRun {
     pub gpu_proofs: usize,
     pub gpu_seconds: f64,
     pub workers: usize,
+    /// Medians over the stream's proofs.
+    pub synthesis: f64,
+    pub gpu_part: f64,
     pub cpu_proofs: usize,
     pub cpu_seconds: f64,
 }
@@ -134,9 +137,15 @@ impl Report {
         println!();
         println!("| start-up: what a user waits for before the first proof | time |");
         println!("|---|---|");
-        let before = self.costs.iter().map(|(_, s)| s).sum::<f64>();
+        // Steps in parentheses ran beside others.
+        let before = self
+            .costs
+            .iter()
+            .filter(|(what, _)| !what.starts_with('('))
+            .map(|(_, s)| s)
+            .sum::<f64>();
         println!(
-            "| process start, arguments, logging | {} |",
+            "| everything else (process start, writing key files, checks) | {} |",
             secs((self.first_proof - before).max(0.0))
         );
         for (what, s) in &self.costs {
@@ -159,8 +168,16 @@ impl Report {
         println!(
             "| **wall time, synthesis included** | **{}** | {} | **{}** |",
             secs(total),
-            secs(self.cpu_proof),
-            ratio(self.cpu_proof / total)
+            if self.cpu_proof > 0.0 {
+                secs(self.cpu_proof)
+            } else {
+                "not run".into()
+            },
+            if self.cpu_proof > 0.0 {
+                ratio(self.cpu_proof / total)
+            } else {
+                "".into()
+            }
         );
         println!(
             "| synthesis (witness only; ark-groth16 builds matrices every proof) | {} | | |",
@@ -176,10 +193,12 @@ impl Report {
         );
         self.print_stages(sequential);
         if let Some(s) = &self.stream {
-            let (g, c) = (
-                s.gpu_proofs as f64 / s.gpu_seconds,
-                s.cpu_proofs as f64 / s.cpu_seconds,
-            );
+            let g = s.gpu_proofs as f64 / s.gpu_seconds;
+            let c = if s.cpu_proofs > 0 {
+                s.cpu_proofs as f64 / s.cpu_seconds
+            } else {
+                f64::NAN
+            };
             println!();
             println!(
                 "| stream of {} proofs ({} synthesis threads) | zkgpu | ark-groth16, one after the other ({} proofs) | ratio |",
@@ -194,6 +213,11 @@ impl Report {
                 "| wall time | {} | {} | |",
                 secs(s.gpu_seconds),
                 secs(s.cpu_seconds)
+            );
+            println!(
+                "| per proof, median: synthesis (on a worker) / GPU part | {} / {} | | |",
+                secs(s.synthesis),
+                secs(s.gpu_part)
             );
         }
         let built: f64 = pipes.iter().map(|p| p.seconds).sum();

@@ -43,6 +43,14 @@ pub enum ProveError {
     /// The proving key's vectors are inconsistent with each other.
     #[error("malformed proving key: {0}")]
     MalformedKey(String),
+    /// A witness synthesized alone was given for a key that does not hold its circuit's
+    /// matrices yet (prove one circuit first, or prepare the key with
+    /// `GpuProver::prepare_for`).
+    #[error(
+        "the key holds no circuit matrices for a witness-only proof: prove a circuit or prepare \
+         the key with prepare_for first"
+    )]
+    NoMatrices,
     /// The circuit's matrices could not be stored in the compact form.
     #[error("R1CS matrices: {0}")]
     Matrices(#[from] MatrixError),

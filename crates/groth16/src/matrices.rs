@@ -118,6 +118,27 @@ impl<F: PrimeField> SparseRows<F> {
         self.units.len()
     }
 
+    /// Entries of row `i`.
+    fn row_len(&self, i: usize) -> usize {
+        (self.starts[i + 1] - self.starts[i]) as usize
+    }
+
+    /// Whether row `i` equals row `j` of `other` (the same entries, in the same order).
+    fn same_row(&self, i: usize, other: &Self, j: usize) -> bool {
+        self.units[i] == other.units[j]
+            && self.negs[i] == other.negs[j]
+            && self.row_cols(i) == other.row_cols(j)
+            && self.row_coeffs(i) == other.row_coeffs(j)
+    }
+
+    fn row_cols(&self, i: usize) -> &[u32] {
+        &self.cols[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    fn row_coeffs(&self, i: usize) -> &[F] {
+        &self.coeffs[self.cstarts[i] as usize..self.cstarts[i + 1] as usize]
+    }
+
     /// `sum_j M[row][j] z[j]`. `z` must hold every variable (checked by the caller once).
     #[inline]
     fn eval(&self, row: usize, z: &[F]) -> F {
@@ -176,6 +197,11 @@ impl<F: PrimeField> SparseRows<F> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct R1csMatrices<F> {
     pub(crate) m: [SparseRows<F>; 3],
+    /// Per matrix and row, [`COMPUTE`] or the row it repeats: `3 d + k` for row `i - d` of
+    /// matrix `k`, `d <= REPEAT_WINDOW` (`d = 0` only for an earlier matrix). Gadget circuits
+    /// repeat a linear combination in nearby constraints (Poseidon's S-box input is A and B
+    /// of `x^2` and B of `x^5`): evaluated once, read thrice.
+    pub(crate) repeats: [Vec<u8>; 3],
     pub(crate) num_inputs: usize,
     pub(crate) num_witness: usize,
     pub(crate) num_constraints: usize,
@@ -204,8 +230,11 @@ impl<F: PrimeField> R1csMatrices<F> {
             }
             SparseRows::from_rows(&m[..num_constraints], matrix, variables)
         };
+        let m = [rows(0, a)?, rows(1, b)?, rows(2, c)?];
+        let repeats = find_repeats(&m);
         Ok(Self {
-            m: [rows(0, a)?, rows(1, b)?, rows(2, c)?],
+            m,
+            repeats,
             num_inputs,
             num_witness,
             num_constraints,
@@ -245,8 +274,48 @@ impl<F: PrimeField> R1csMatrices<F> {
             m.check(self.num_inputs + self.num_witness)
                 .map_err(|e| format!("matrix {k}: {e}"))?;
         }
+        for (k, reps) in self.repeats.iter().enumerate() {
+            if reps.len() != self.num_constraints {
+                return Err(format!("repeats of matrix {k} cover {} rows", reps.len()));
+            }
+            for (i, &v) in reps.iter().enumerate() {
+                let (d, from) = (usize::from(v / 3), usize::from(v % 3));
+                // Bounds only: a repeat of an unequal row gives wrong products, which the
+                // satisfaction check or the proof's self-check refuses.
+                let fine = v == COMPUTE || (d <= REPEAT_WINDOW && d <= i && (d > 0 || from < k));
+                if !fine {
+                    return Err(format!("matrix {k}, row {i}: a repeat out of bounds"));
+                }
+            }
+        }
         Ok(())
     }
+}
+
+/// [`R1csMatrices::repeats`]: the row is evaluated.
+pub(crate) const COMPUTE: u8 = u8::MAX;
+/// How far back a repeated row is looked for.
+pub(crate) const REPEAT_WINDOW: usize = 8;
+
+/// For every row of every matrix: the nearest equal row among the `REPEAT_WINDOW` rows
+/// before it (and the same row of an earlier matrix), or [`COMPUTE`]. Rows of at most one
+/// entry cost as little to evaluate as to look up and are always computed.
+fn find_repeats<F: PrimeField>(m: &[SparseRows<F>; 3]) -> [Vec<u8>; 3] {
+    let rows = m[0].rows();
+    std::array::from_fn(|k| {
+        (0..rows)
+            .map(|i| {
+                if m[k].row_len(i) <= 1 {
+                    return COMPUTE;
+                }
+                (0..=REPEAT_WINDOW.min(i))
+                    .flat_map(|d| (0..3).map(move |from| (d, from)))
+                    .filter(|&(d, from)| d > 0 || from < k)
+                    .find(|&(d, from)| m[k].same_row(i, &m[from], i - d))
+                    .map_or(COMPUTE, |(d, from)| (3 * d + from) as u8)
+            })
+            .collect()
+    })
 }
 
 /// The rows of a constraint system as the witness map reads them: `(A z)_i`, `(B z)_i` and
@@ -259,6 +328,13 @@ pub trait ConstraintRows<F>: Sync {
     /// Row `i` of `A z`, `B z` and `C z`; `i < num_constraints()` and `z` holds at least
     /// `num_variables()` elements.
     fn eval_row(&self, i: usize, z: &[F]) -> (F, F, F);
+    /// Rows `start .. start + out.len()` into `out` (where rows repeat, each is evaluated
+    /// once).
+    fn eval_rows(&self, start: usize, z: &[F], out: &mut [(F, F, F)]) {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = self.eval_row(start + k, z);
+        }
+    }
 }
 
 impl<F: PrimeField> ConstraintRows<F> for R1csMatrices<F> {
@@ -273,6 +349,28 @@ impl<F: PrimeField> ConstraintRows<F> for R1csMatrices<F> {
     fn eval_row(&self, i: usize, z: &[F]) -> (F, F, F) {
         let [a, b, c] = &self.m;
         (a.eval(i, z), b.eval(i, z), c.eval(i, z))
+    }
+
+    /// Each row once: a repeat of a row of this block is read from its result; a repeat of
+    /// a row before the block is evaluated.
+    fn eval_rows(&self, start: usize, z: &[F], out: &mut [(F, F, F)]) {
+        for k in 0..out.len() {
+            let i = start + k;
+            let mut v = [F::zero(); 3];
+            for m in 0..3 {
+                let rep = self.repeats[m][i];
+                let (d, from) = (usize::from(rep / 3), usize::from(rep % 3));
+                v[m] = if rep == COMPUTE || d > k {
+                    self.m[m].eval(i, z)
+                } else if d == 0 {
+                    v[from]
+                } else {
+                    let (a, b, c) = out[k - d];
+                    [a, b, c][from]
+                };
+            }
+            out[k] = (v[0], v[1], v[2]);
+        }
     }
 }
 
@@ -352,6 +450,66 @@ mod tests {
             assert_eq!(b, evaluate_constraint(rb, &z), "row {i} of B");
             assert_eq!(c, evaluate_constraint(rc, &z), "row {i} of C");
         }
+    }
+
+    /// Rows that repeat nearby rows (the same row of another matrix, rows 1..=9 back),
+    /// evaluated in blocks that start anywhere, equal arkworks' row by row.
+    #[test]
+    fn repeated_rows_equal_arkworks() {
+        let mut rng = StdRng::seed_from_u64(7);
+        let (inputs, witness, rows) = (2, 30, 300);
+        let vars = inputs + witness;
+        let mut ms: Vec<Matrix<Fr>> = (0..3)
+            .map(|_| random_matrix(&mut rng, rows, vars))
+            .collect();
+        for i in 10..rows {
+            let (from, back) = (rng.gen_range(0..3), rng.gen_range(0..10));
+            let to = rng.gen_range(0..3);
+            if back == 0 && from == to {
+                continue;
+            }
+            ms[to][i] = ms[from][i - back].clone();
+        }
+        let z: Vec<Fr> = (0..vars).map(|_| Fr::rand(&mut rng)).collect();
+        let compact = R1csMatrices::from_arkworks(&ms, inputs, witness, rows).unwrap();
+        compact.check().unwrap();
+        let repeated = compact
+            .repeats
+            .iter()
+            .flatten()
+            .filter(|&&r| r != COMPUTE)
+            .count();
+        assert!(repeated > rows / 2, "only {repeated} repeats found");
+        for block in [1, 2, 7, 64, rows] {
+            let mut start = 0;
+            while start < rows {
+                let n = block.min(rows - start);
+                let mut out = vec![(Fr::from(0u64), Fr::from(0u64), Fr::from(0u64)); n];
+                compact.eval_rows(start, &z, &mut out);
+                for (k, &(a, b, c)) in out.iter().enumerate() {
+                    let i = start + k;
+                    assert_eq!(
+                        a,
+                        evaluate_constraint(&ms[0][i], &z),
+                        "A row {i}, block {block}"
+                    );
+                    assert_eq!(
+                        b,
+                        evaluate_constraint(&ms[1][i], &z),
+                        "B row {i}, block {block}"
+                    );
+                    assert_eq!(
+                        c,
+                        evaluate_constraint(&ms[2][i], &z),
+                        "C row {i}, block {block}"
+                    );
+                }
+                start += n;
+            }
+        }
+        let mut bad = compact.clone();
+        bad.repeats[0][3] = 0;
+        assert!(bad.check().is_err(), "a repeat of itself is refused");
     }
 
     #[test]

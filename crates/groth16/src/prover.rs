@@ -90,6 +90,17 @@ pub(crate) fn synthesize_as<F: PrimeField>(
     }
 }
 
+/// A proof before its self-check ([`GpuProver::finish`]).
+#[derive(Debug)]
+pub(crate) struct Unchecked<E: GpuPairing> {
+    pub(crate) proof: Proof<E>,
+    /// The public inputs (the assignment's instance part past the constant one).
+    inputs: Vec<E::ScalarField>,
+    /// Matrices the proof teaches the key once it verifies.
+    pub(crate) learned: Option<R1csMatrices<E::ScalarField>>,
+    pub(crate) timings: ProofTimings,
+}
+
 /// The GPU Groth16 prover of pairing `E` on one GPU context: the NTT engine and the MSM
 /// engines of G1 and G2, pipelines built once.
 #[derive(Debug)]
@@ -118,7 +129,8 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             .thread_name(|i| format!("zkgpu-witness-map-{i}"))
             .build()
             .ok();
-        // Synthesis is single-threaded: a quarter of the cores synthesize ahead of the GPU.
+        // Synthesis is single-threaded and takes longer than a proof's GPU part: half the
+        // cores synthesize ahead of the GPU.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok(Self {
             ctx,
@@ -127,9 +139,10 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             g2: GpuMsm::new(ctx)?,
             verify: true,
             overlap: true,
-            warm_clock: true,
+            // A software adapter's "GPU" is the CPU: warm-up work would slow the synthesis.
+            warm_clock: !ctx.is_software(),
             fold: None,
-            stream_workers: (threads / 4).clamp(1, 8),
+            stream_workers: (threads / 2).clamp(1, 8),
             products_pool,
         })
     }
@@ -139,11 +152,11 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         self.ctx
     }
 
-    /// Whether the GPU runs small NTTs during constraint synthesis (default: yes), so that
-    /// its clock is up when the proof's GPU work starts: GPUs lower their clock within about
-    /// a second of idleness and take a few hundred milliseconds of work to raise it again.
-    /// The cost is GPU power during synthesis (one host thread waits on the transforms), not
-    /// time.
+    /// Whether the GPU runs small NTTs during constraint synthesis (default: yes, but on a
+    /// software adapter), so that its clock is up when the proof's GPU work starts: GPUs
+    /// lower their clock within about a second of idleness and take a few hundred
+    /// milliseconds of work to raise it again. The cost is GPU power during synthesis (one
+    /// host thread waits on the transforms), not time.
     pub fn with_clock_warmup(mut self, warm: bool) -> Self {
         self.warm_clock = warm;
         self
@@ -182,8 +195,8 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         self.fold.unwrap_or(!self.ctx.is_software())
     }
 
-    /// Synthesis threads of a proving stream ([`GpuProver::prove_stream`]; default: a
-    /// quarter of the cores, 1 to 8): circuits synthesized ahead of the GPU at most.
+    /// Synthesis threads of a proving stream ([`GpuProver::prove_stream`]; default: half
+    /// the cores, 1 to 8): circuits synthesized ahead of the GPU at most.
     pub fn with_stream_workers(mut self, workers: usize) -> Self {
         self.stream_workers = workers.max(1);
         self
@@ -248,6 +261,24 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         Ok((proof, timings))
     }
 
+    /// The proof of a circuit synthesized by the caller ([`crate::synthesize_witness`], on
+    /// any thread, for instance while the key loads), for the given `r` and `s`. The key must
+    /// hold the circuit's matrices ([`PreparedProvingKey::matrices`]); the witness is checked
+    /// against them and the proof verified as in [`GpuProver::prove_with_randomness`].
+    pub fn prove_witness(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        witness: Witness<E::ScalarField>,
+        r: E::ScalarField,
+        s: E::ScalarField,
+    ) -> Result<(Proof<E>, ProofTimings), ProveError> {
+        let t = Instant::now();
+        let (proof, mut timings) =
+            self.prove_synthesized(pk, Synth::Witness(witness), None, r, s)?;
+        timings.total = t.elapsed().as_secs_f64();
+        Ok((proof, timings))
+    }
+
     /// The proof of a synthesized circuit: checked against the key, assembled on the GPU,
     /// verified. A full synthesis also teaches the key its matrices once its proof verifies;
     /// its constraint system `cs`, where given, names an unsatisfied constraint.
@@ -259,14 +290,25 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         r: E::ScalarField,
         s: E::ScalarField,
     ) -> Result<(Proof<E>, ProofTimings), ProveError> {
+        self.finish(pk, self.prove_unchecked(pk, syn, cs, r, s)?)
+    }
+
+    /// [`GpuProver::prove_synthesized`] up to its self-check, which [`GpuProver::finish`]
+    /// does (a proving stream runs it beside the next proof).
+    pub(crate) fn prove_unchecked(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        syn: Synth<E::ScalarField>,
+        cs: Option<&ConstraintSystemRef<E::ScalarField>>,
+        r: E::ScalarField,
+        s: E::ScalarField,
+    ) -> Result<Unchecked<E>, ProveError> {
         let t = Instant::now();
         let mut timings = ProofTimings::default();
         let (proof, full, learned) = match syn {
             Synth::Witness(w) => {
                 let Some(m) = pk.matrices.get().cloned() else {
-                    return Err(ProveError::MalformedKey(
-                        "the key holds no matrices for a witness-only synthesis".into(),
-                    ));
+                    return Err(ProveError::NoMatrices);
                 };
                 check_counts(pk, w.num_inputs, w.num_witness(), m.num_constraints)?;
                 let proof = self.assemble(pk, &*m, &w.full_assignment, r, s, &mut timings)?;
@@ -299,19 +341,37 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             }
         };
         timings.prove = t.elapsed().as_secs_f64();
-        // A key learns matrices only from a proof that verifies, even with verification off:
-        // matrices of another circuit would make every later proof fail.
-        if self.verify || learned.is_some() {
+        let mut inputs = full;
+        inputs.truncate(pk.num_inputs);
+        inputs.remove(0);
+        Ok(Unchecked {
+            proof,
+            inputs,
+            learned,
+            timings,
+        })
+    }
+
+    /// The self-check of a proof from [`GpuProver::prove_unchecked`], and the matrices it
+    /// teaches the key. A key learns matrices only from a proof that verifies, even with
+    /// verification off: matrices of another circuit would make every later proof fail.
+    pub(crate) fn finish(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        u: Unchecked<E>,
+    ) -> Result<(Proof<E>, ProofTimings), ProveError> {
+        let mut timings = u.timings;
+        if self.verify || u.learned.is_some() {
             let t = Instant::now();
-            let checked = self.check_proof(pk, &proof, &full[1..pk.num_inputs]);
+            let checked = self.check_proof(pk, &u.proof, &u.inputs);
             timings.verify = t.elapsed().as_secs_f64();
-            match (checked, learned) {
+            match (checked, u.learned) {
                 (Ok(()), Some(m)) => pk.learn_matrices(m),
                 (Err(e), _) if self.verify => return Err(e),
                 _ => {}
             }
         }
-        Ok((proof, timings))
+        Ok((u.proof, timings))
     }
 
     /// Verifies `proof` against the key's verifying key and the public `inputs`.

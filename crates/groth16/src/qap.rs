@@ -265,6 +265,10 @@ pub async fn witness_map_rows_timed<F: NttField>(
         let [a, b, c] = blocks else {
             unreachable!("three vectors");
         };
+        // The block's constraint rows at once (rows that repeat are evaluated once).
+        let in_block = (a.len() / 8).min(num_constraints.saturating_sub(row));
+        let mut products = vec![(zero, zero, zero); in_block];
+        rows.eval_rows(row, full_assignment, &mut products);
         for (j, ((wa, wb), wc)) in a
             .chunks_exact_mut(8)
             .zip(b.chunks_exact_mut(8))
@@ -272,8 +276,7 @@ pub async fn witness_map_rows_timed<F: NttField>(
             .enumerate()
         {
             let i = row + j;
-            let (x, y, z) = if i < num_constraints {
-                let (x, y, z) = rows.eval_row(i, full_assignment);
+            let (x, y, z) = if let Some(&(x, y, z)) = products.get(j) {
                 if x * y != z {
                     unsatisfied.fetch_min(i, Ordering::Relaxed);
                 }

@@ -1,7 +1,7 @@
 //! [`ProofStream`]: many circuits against one prepared key, their witnesses synthesized on
 //! worker threads while the GPU proves the one before.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,7 +15,7 @@ use ark_std::rand::{CryptoRng, RngCore};
 
 use crate::error::ProveError;
 use crate::key::{GpuPairing, PreparedProvingKey};
-use crate::prover::{GpuProver, ProofTimings, Synth, synthesize_as};
+use crate::prover::{GpuProver, ProofTimings, Synth, Unchecked, synthesize_as};
 
 /// A circuit to synthesize: its place in the stream, and whether to build its matrices.
 type Job<C> = (usize, C, bool);
@@ -30,10 +30,11 @@ type Done<F> = (usize, Result<Synth<F>, ProveError>, f64);
 /// place, and the stream goes on with the next.
 ///
 /// While the GPU proves circuit `k`, worker threads synthesize circuits `k + 1 ..` (at most
-/// [`GpuProver::with_stream_workers`] ahead); `r` and `s` are drawn from the stream's
-/// generator in order as each proof starts, so a seeded generator gives the proofs
-/// ark-groth16 gives for the same circuits one after the other. Dropping the stream stops
-/// the workers after their current synthesis.
+/// [`GpuProver::with_stream_workers`] ahead), and proof `k - 1` is verified (the self-check
+/// of [`GpuProver::with_verification`]) on another thread; proof `k - 1` is returned then.
+/// `r` and `s` are drawn from the stream's generator in order, so a seeded generator gives
+/// the proofs ark-groth16 gives for the same circuits one after the other. Dropping the
+/// stream stops the workers after their current synthesis.
 pub struct ProofStream<'p, 'c, E, C, I, R>
 where
     E: GpuPairing,
@@ -49,6 +50,11 @@ where
     next: usize,
     lookahead: usize,
     workers: Vec<JoinHandle<()>>,
+    /// Results ready to return, in order.
+    out: VecDeque<(Result<Proof<E>, ProveError>, ProofTimings)>,
+    /// The last proof made (after everything in `out`), its self-check not yet run, and its
+    /// synthesis's seconds.
+    pending: Option<(Unchecked<E>, f64)>,
     last: Option<ProofTimings>,
 }
 
@@ -102,6 +108,8 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
             next: 0,
             lookahead: workers.len().max(1),
             workers,
+            out: VecDeque::new(),
+            pending: None,
             last: None,
         }
     }
@@ -132,7 +140,9 @@ where
                 .unwrap_or_else(|| "a non-string panic payload".into());
             Err(ProveError::SynthesisPanicked(msg))
         });
-        if done.send((k, result, t.elapsed().as_secs_f64())).is_err() {
+        let secs = t.elapsed().as_secs_f64();
+        tracing::debug!(circuit = k, secs, "synthesized");
+        if done.send((k, result, secs)).is_err() {
             return;
         }
     }
@@ -145,8 +155,8 @@ where
     I: Iterator<Item = C>,
     R: RngCore + CryptoRng,
 {
-    /// Where the time of the last proof went: `synthesis` ran on a worker thread, `total` is
-    /// what the caller of `next` waited.
+    /// Where the time of the last proof returned went: `synthesis` ran on a worker thread;
+    /// `total` is its GPU part and self-check.
     pub fn last_timings(&self) -> Option<ProofTimings> {
         self.last
     }
@@ -168,6 +178,29 @@ where
             }
             self.sent += 1;
         }
+    }
+
+    /// The next circuit's synthesis (waited for) with its `r` and `s`, drawn in order; None
+    /// when every circuit is taken. Workers get the circuits after it first.
+    #[allow(clippy::type_complexity)]
+    fn take_job(
+        &mut self,
+    ) -> Option<(
+        Result<Synth<E::ScalarField>, ProveError>,
+        f64,
+        E::ScalarField,
+        E::ScalarField,
+    )> {
+        self.top_up();
+        if self.next == self.sent {
+            return None;
+        }
+        let (syn, secs) = self.take_next();
+        self.next += 1;
+        self.top_up();
+        let r = E::ScalarField::rand(&mut self.rng);
+        let s = E::ScalarField::rand(&mut self.rng);
+        Some((syn, secs, r, s))
     }
 
     /// The synthesis of circuit `self.next`, waiting for it.
@@ -199,24 +232,50 @@ where
     type Item = Result<Proof<E>, ProveError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let t = Instant::now();
-        self.top_up();
-        if self.next == self.sent {
-            return None;
+        loop {
+            if let Some((result, timings)) = self.out.pop_front() {
+                self.last = Some(timings);
+                return Some(result);
+            }
+            let job = self.take_job();
+            let pending = self.pending.take();
+            if job.is_none() && pending.is_none() {
+                return None;
+            }
+            let (prover, pk) = (self.prover, self.pk);
+            let finish = |(u, secs): (Unchecked<E>, f64)| match prover.finish(pk, u) {
+                Ok((proof, mut t)) => {
+                    t.synthesis = secs;
+                    t.total = t.prove + t.verify;
+                    (Ok(proof), t)
+                }
+                Err(e) => (Err(e), ProofTimings::default()),
+            };
+            // The next proof's GPU work on this thread, the last one's self-check beside it.
+            let (checked, proved) = std::thread::scope(|scope| {
+                let check = pending.map(|p| scope.spawn(move || finish(p)));
+                let proved = job.map(|(syn, secs, r, s)| {
+                    let u = syn.and_then(|syn| prover.prove_unchecked(pk, syn, None, r, s));
+                    (u, secs)
+                });
+                let checked = check.map(|h| match h.join() {
+                    Ok(done) => done,
+                    Err(p) => std::panic::resume_unwind(p),
+                });
+                (checked, proved)
+            });
+            if proved.is_some() {
+                tracing::debug!(circuit = self.next - 1, "proved");
+            }
+            self.out.extend(checked);
+            match proved {
+                None => {}
+                Some((Err(e), _)) => self.out.push_back((Err(e), ProofTimings::default())),
+                // A proof that teaches the key its matrices is checked before the next one.
+                Some((Ok(u), secs)) if u.learned.is_some() => self.out.push_back(finish((u, secs))),
+                Some((Ok(u), secs)) => self.pending = Some((u, secs)),
+            }
         }
-        let (syn, synthesis) = self.take_next();
-        self.next += 1;
-        // A worker is free again: give it the next circuit before the GPU work starts.
-        self.top_up();
-        let r = E::ScalarField::rand(&mut self.rng);
-        let s = E::ScalarField::rand(&mut self.rng);
-        let result = syn.and_then(|syn| self.prover.prove_synthesized(self.pk, syn, None, r, s));
-        Some(result.map(|(proof, mut timings)| {
-            timings.synthesis = synthesis;
-            timings.total = t.elapsed().as_secs_f64();
-            self.last = Some(timings);
-            proof
-        }))
     }
 }
 

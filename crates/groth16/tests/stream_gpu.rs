@@ -244,3 +244,28 @@ fn bls12_381_witness_only() {
 fn bls12_377_witness_only() {
     witness_only::<ark_bls12_377::Bls12_377>(36);
 }
+
+/// The stream's self-check, run beside the next proof, still refuses every proof made with
+/// the matrices of another circuit, and proves the right circuits after them.
+#[test]
+fn stream_checks_every_proof() {
+    type E = ark_bls12_381::Bls12_381;
+    let ctx = context();
+    let prover = GpuProver::<E>::new(&ctx).unwrap().with_stream_workers(2);
+    let mut rng = StdRng::seed_from_u64(37);
+    let circuits = chains::<E>(3, &mut rng);
+    let pk = setup::<E>(&circuits[0], &mut rng);
+    let mut other = circuits[1].clone();
+    other.offset = 2;
+    let wrong = prover.prepare_for(&pk, other.clone()).unwrap();
+    let got: Vec<_> = prover
+        .prove_stream(&wrong, vec![other.clone(), other], &mut rng)
+        .collect();
+    assert_eq!(got.len(), 2);
+    for g in got {
+        assert!(matches!(g, Err(ProveError::ProofRejected)), "{g:?}");
+    }
+    let right = prover.prepare_for(&pk, circuits[0].clone()).unwrap();
+    let got: Vec<_> = prover.prove_stream(&right, circuits, &mut rng).collect();
+    assert!(got.iter().all(Result::is_ok));
+}

@@ -8,6 +8,9 @@ use zkgpu_curves::GpuCurve;
 use crate::{BasePart, FoldLayout, GpuMsm, MsmError, PreparedBases, Result, fold_layout};
 use crate::{Fold, window_count};
 
+/// Bytes restored per round ([`GpuMsm::restore_bases`]): half the pooled upload staging.
+const RESTORE_ROUND: u64 = 256 << 20;
+
 /// The window multiples of stored bases ([`BasesLayout::fold`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoredFold {
@@ -132,10 +135,20 @@ impl<C: GpuCurve> GpuMsm<'_, C> {
                 let bytes = layout.part_bytes(k);
                 let label = format!("{} bases, part {k}", C::ID);
                 let buffer = self.ctx.storage_zeroed(&label, bytes)?;
-                self.ctx
-                    .write_par(&buffer, 0, bytes, block_bytes, |at, block| {
-                        fill(k, at, block)
-                    })?;
+                // In rounds that the pooled upload staging holds, each waited for, so that
+                // every round reuses staging memory already mapped: fresh host-visible
+                // memory is faulted in page by page, far slower than the copies.
+                let block = block_bytes.max(4) as u64;
+                let round = (RESTORE_ROUND / block).max(1) * block;
+                let mut at = 0;
+                while at < bytes {
+                    let n = round.min(bytes - at);
+                    let base = at as usize;
+                    self.ctx
+                        .write_par(&buffer, at, n, block_bytes, |off, b| fill(k, base + off, b))?;
+                    self.ctx.wait()?;
+                    at += n;
+                }
                 Ok(BasePart { buffer, start, len })
             })
             .collect::<Result<_>>()?;

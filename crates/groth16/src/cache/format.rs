@@ -282,7 +282,7 @@ fn encode_matrices<F: PrimeField>(w: &mut Vec<u8>, m: &R1csMatrices<F>) {
     for n in [m.num_inputs, m.num_witness, m.num_constraints] {
         put_u64(w, n as u64);
     }
-    for rows in &m.m {
+    for (rows, repeats) in m.m.iter().zip(&m.repeats) {
         for v in [
             &rows.starts,
             &rows.units,
@@ -295,6 +295,7 @@ fn encode_matrices<F: PrimeField>(w: &mut Vec<u8>, m: &R1csMatrices<F>) {
         let mut coeffs = Vec::new();
         let _ = rows.coeffs.serialize_uncompressed(&mut coeffs);
         put_bytes(w, &coeffs);
+        put_bytes(w, repeats);
     }
 }
 
@@ -374,24 +375,27 @@ impl<'a> Reader<'a> {
 
 fn decode_matrices<F: PrimeField>(r: &mut Reader<'_>) -> Result<R1csMatrices<F>, CacheError> {
     let (num_inputs, num_witness, num_constraints) = (r.usize()?, r.usize()?, r.usize()?);
-    let mut rows = || -> Result<SparseRows<F>, CacheError> {
+    let mut rows = || -> Result<(SparseRows<F>, Vec<u8>), CacheError> {
         let (starts, units, negs, cstarts, cols) =
             (r.u32s()?, r.u32s()?, r.u32s()?, r.u32s()?, r.u32s()?);
         let mut raw = r.bytes()?;
         let coeffs = Vec::<F>::deserialize_uncompressed(&mut raw)
             .map_err(|e| r.corrupt(&format!("coefficients: {e}")))?;
-        Ok(SparseRows {
+        let repeats = r.bytes()?.to_vec();
+        let rows = SparseRows {
             starts,
             units,
             negs,
             cstarts,
             cols,
             coeffs,
-        })
+        };
+        Ok((rows, repeats))
     };
-    let m = [rows()?, rows()?, rows()?];
+    let ((a, ra), (b, rb), (c, rc)) = (rows()?, rows()?, rows()?);
     Ok(R1csMatrices {
-        m,
+        m: [a, b, c],
+        repeats: [ra, rb, rc],
         num_inputs,
         num_witness,
         num_constraints,
