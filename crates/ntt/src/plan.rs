@@ -15,14 +15,27 @@ pub(crate) const MAX_PASS_BITS: u32 = 8;
 /// twist from two small tables.
 pub const DEFAULT_MAX_TWIST_LOG: u32 = 24;
 
-/// What identifies a plan: the domain's size and generator direction, and its coset.
+/// What identifies a plan: everything of the domain it reads (its size, and for the
+/// direction its generator, coset offset and scale), and the engine's pass limits. ark-poly's
+/// domains have public fields: a domain of one size with another generator (or offset) is
+/// another plan.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PlanKey {
     log_n: u32,
     max_bits: u32,
     max_twist_log: u32,
     dir: Direction,
-    offset: Vec<u32>,
+    /// The packed words of the generator, the offset and the scale `Plan::new` uses.
+    elements: Vec<u32>,
+}
+
+/// The domain's elements a plan of direction `dir` is built from: the generator, the coset
+/// offset and the scale.
+fn plan_elements<F: NttField>(d: &Radix2EvaluationDomain<F>, dir: Direction) -> (F, F, F) {
+    match dir {
+        Direction::Forward => (d.group_gen, d.offset, F::one()),
+        Direction::Inverse => (d.group_gen_inv, d.offset_inv, d.size_inv),
+    }
 }
 
 impl PlanKey {
@@ -32,14 +45,18 @@ impl PlanKey {
         max_bits: u32,
         max_twist_log: u32,
     ) -> Self {
-        let mut offset = vec![0u32; F::PACKED_WORDS];
-        d.offset.write_packed(&mut offset);
+        let (g, offset, scale) = plan_elements(d, dir);
+        let w = F::PACKED_WORDS;
+        let mut elements = vec![0u32; 3 * w];
+        for (k, x) in [g, offset, scale].iter().enumerate() {
+            x.write_packed(&mut elements[k * w..(k + 1) * w]);
+        }
         Self {
             log_n: d.log_size_of_group,
             max_bits,
             max_twist_log,
             dir,
-            offset,
+            elements,
         }
     }
 }
@@ -126,10 +143,7 @@ impl Plan {
         let kmax = bits.iter().copied().max().unwrap_or(1);
         let h = l.div_ceil(2);
         let count_hi = n >> h;
-        let (omega, coset, scale) = match dir {
-            Direction::Forward => (d.group_gen, d.offset, F::one()),
-            Direction::Inverse => (d.group_gen_inv, d.offset_inv, d.size_inv),
-        };
+        let (omega, coset, scale) = plan_elements(d, dir);
         let mut t: Vec<F> = Vec::new();
         // Inner roots: w_(2^kmax)^i, i < 2^(kmax - 1).
         let roots = 0u32;

@@ -454,3 +454,49 @@ fn download_in_the_transforms_submission() {
     assert_eq!(got0, d.fft(&v0));
     assert_eq!(got1, d.fft(&v1));
 }
+
+/// ark-poly's domains have public fields and transform with their own generator: a domain of
+/// a size already transformed, with its generators swapped (another primitive root) or
+/// another offset, is transformed with its own, not with a plan cached for the canonical one.
+fn domains_keyed_by_their_elements<F: NttField>(seed: u64) {
+    let ntt = GpuNtt::<F>::new(ctx());
+    let mut rng = rng(seed);
+    for log_n in [3u32, 10] {
+        let n = 1usize << log_n;
+        let canonical = Radix2EvaluationDomain::<F>::new(n).unwrap();
+        let mut swapped = canonical;
+        std::mem::swap(&mut swapped.group_gen, &mut swapped.group_gen_inv);
+        let coset = canonical.get_coset(F::from(3u64)).unwrap();
+        let mut coset_swapped = coset;
+        std::mem::swap(&mut coset_swapped.group_gen, &mut coset_swapped.group_gen_inv);
+        for (name, d) in [
+            ("canonical", canonical),
+            ("swapped", swapped),
+            ("coset", coset),
+            ("coset swapped", coset_swapped),
+            ("canonical again", canonical),
+        ] {
+            let v: Vec<F> = (0..n).map(|_| F::rand(&mut rng)).collect();
+            let mut want = v.clone();
+            d.fft_in_place(&mut want);
+            let mut got = v.clone();
+            ntt.fft_blocking(&d, &mut got).unwrap();
+            assert!(got == want, "fft 2^{log_n} {name}");
+            let mut want = v.clone();
+            d.ifft_in_place(&mut want);
+            let mut got = v;
+            ntt.ifft_blocking(&d, &mut got).unwrap();
+            assert!(got == want, "ifft 2^{log_n} {name}");
+        }
+    }
+}
+
+#[test]
+fn bls12_381_domains_keyed_by_their_elements() {
+    domains_keyed_by_their_elements::<ark_bls12_381::Fr>(61);
+}
+
+#[test]
+fn bls12_377_domains_keyed_by_their_elements() {
+    domains_keyed_by_their_elements::<ark_bls12_377::Fr>(62);
+}
