@@ -25,6 +25,17 @@ if (!chromium) {
 }
 
 const server = await serve(0);
+// The server answers a malformed URL with 400 and keeps serving.
+{
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const bad = await fetch(`${base}/%E0%A4%A`);
+  const good = await fetch(`${base}/index.html`);
+  if (bad.status !== 400 || good.status !== 200) {
+    console.error(`error: the server answered a malformed URL with ${bad.status}, then the page with ${good.status}`);
+    process.exit(1);
+  }
+  console.log("server: a malformed URL gets 400, and the page is still served");
+}
 const url = `http://127.0.0.1:${server.address().port}/index.html?msm=${logMsm}&ntt=${logNtt}`;
 const profile = mkdtempSync(join(tmpdir(), "zkgpu-chromium-"));
 const browser = spawn(chromium, [

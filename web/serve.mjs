@@ -17,7 +17,14 @@ const types = {
 
 export function serve(port = 0) {
   const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+    let path;
+    try {
+      path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+    } catch {
+      // A malformed URL (a broken percent escape) is the client's error; keep serving.
+      res.writeHead(400).end("bad request");
+      return;
+    }
     if (path.includes("..")) {
       res.writeHead(403).end();
       return;
