@@ -229,6 +229,7 @@ impl<E: GpuPairing> GpuProver<'_, E> {
         prepared: &PreparedProvingKey<E>,
         path: &Path,
     ) -> Result<(), ProveError> {
+        prepared.check_context(self.ctx)?;
         let io = |source| CacheError::Io {
             path: path.to_owned(),
             source,

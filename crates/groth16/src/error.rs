@@ -64,6 +64,10 @@ pub enum ProveError {
     /// A prepared-key cache file could not be used.
     #[error("prepared-key cache: {0}")]
     Cache(#[from] CacheError),
+    /// The GPU refused the work, e.g. a prepared key of another context
+    /// (`GpuError::ForeignContext`).
+    #[error(transparent)]
+    Gpu(#[from] zkgpu_runtime::GpuError),
     /// An MSM failed on the GPU.
     #[error("MSM: {0}")]
     Msm(#[from] MsmError),

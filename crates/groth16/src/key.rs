@@ -110,6 +110,15 @@ impl<E: GpuPairing> PreparedProvingKey<E> {
         (self.a_b_l.folds(), self.h.folds())
     }
 
+    /// `Ok` when the key's bases live on `ctx`'s device: a prover of another context refuses
+    /// the key before recording anything.
+    pub(crate) fn check_context(&self, ctx: &zkgpu_runtime::GpuContext) -> Result<(), ProveError> {
+        Ok(self
+            .a_b_l
+            .context()
+            .check(ctx.id(), "this prepared proving key's bases")?)
+    }
+
     /// Bytes of GPU memory its bases take.
     pub fn gpu_bytes(&self) -> u64 {
         self.a_b_l.layout().bytes() + self.b_g2.layout().bytes() + self.h.layout().bytes()

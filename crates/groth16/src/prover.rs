@@ -244,6 +244,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
     where
         C: ConstraintSynthesizer<E::ScalarField>,
     {
+        pk.check_context(self.ctx)?;
         let t = Instant::now();
         let stop = AtomicBool::new(false);
         let syn = std::thread::scope(|scope| {
@@ -303,6 +304,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         r: E::ScalarField,
         s: E::ScalarField,
     ) -> Result<Unchecked<E>, ProveError> {
+        pk.check_context(self.ctx)?;
         let t = Instant::now();
         let mut timings = ProofTimings::default();
         let (proof, full, learned) = match syn {

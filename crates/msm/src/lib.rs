@@ -392,6 +392,8 @@ struct FoldLayout {
 /// BLS12-381 G1 points in 13-bit limbs). An MSM runs once per part and adds the results.
 #[derive(Debug)]
 pub struct PreparedBases<C: GpuCurve> {
+    /// The context whose device holds the parts.
+    context: zkgpu_runtime::ContextId,
     parts: Vec<BasePart>,
     len: usize,
     /// Base sets ([`GpuMsm::prepare_sets`]; 1 for [`GpuMsm::prepare`]).
@@ -685,6 +687,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             })
             .collect::<Result<_>>()?;
         Ok(PreparedBases {
+            context: self.ctx.id(),
             parts,
             len,
             sets: sets.len(),
@@ -842,6 +845,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         config: MsmConfig,
         stamps: bool,
     ) -> Result<(Vec<C::Projective>, MsmTimings)> {
+        bases.context.check(self.ctx.id(), "these prepared bases")?;
         let mut timings = MsmTimings::default();
         let mut result = vec![C::Projective::zero(); bases.sets];
         let n = bases.len.min(scalars.len());

@@ -65,6 +65,11 @@ impl BasesLayout {
 }
 
 impl<C: GpuCurve> PreparedBases<C> {
+    /// The context that made them (engines of another refuse them).
+    pub fn context(&self) -> zkgpu_runtime::ContextId {
+        self.context
+    }
+
     /// Their layout: what, besides each part's bytes, restores them
     /// ([`GpuMsm::restore_bases`]).
     pub fn layout(&self) -> BasesLayout {
@@ -91,6 +96,7 @@ impl<C: GpuCurve> GpuMsm<'_, C> {
         k: usize,
         out: &mut [u8],
     ) -> Result<()> {
+        bases.context.check(self.ctx.id(), "these prepared bases")?;
         let want = bases.layout().part_bytes(k);
         let Some(part) = bases.parts.get(k) else {
             return Err(MsmError::Config(format!(
@@ -153,6 +159,7 @@ impl<C: GpuCurve> GpuMsm<'_, C> {
             })
             .collect::<Result<_>>()?;
         Ok(PreparedBases {
+            context: self.ctx.id(),
             parts,
             len: layout.len,
             sets: layout.sets,

@@ -83,6 +83,8 @@ pub struct PendingDownload {
 /// binding.
 #[derive(Debug)]
 pub struct DeviceVec<F> {
+    /// The context whose device holds the buffers.
+    context: zkgpu_runtime::ContextId,
     data: Vec<wgpu::Buffer>,
     scratch: Vec<wgpu::Buffer>,
     len: usize,
@@ -92,6 +94,11 @@ pub struct DeviceVec<F> {
 }
 
 impl<F> DeviceVec<F> {
+    /// The context that made it (engines of another refuse it).
+    pub fn context(&self) -> zkgpu_runtime::ContextId {
+        self.context
+    }
+
     /// Elements per vector.
     pub fn len(&self) -> usize {
         self.len
@@ -383,6 +390,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
                 .collect()
         };
         Ok(DeviceVec {
+            context: self.ctx.id(),
             data: alloc("ntt data")?,
             scratch: alloc("ntt scratch")?,
             len,
@@ -407,8 +415,15 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         ]
     }
 
+    /// `Ok` when `dv` was made by this engine's context: buffers of another device are
+    /// refused before anything is recorded.
+    fn own(&self, dv: &DeviceVec<F>) -> Result<()> {
+        Ok(dv.context.check(self.ctx.id(), "these device vectors")?)
+    }
+
     /// Overwrites the start of vector `index` with `values` (the rest keeps its contents).
     pub fn write(&self, dv: &DeviceVec<F>, index: usize, values: &[F]) -> Result<()> {
+        self.own(dv)?;
         if index >= dv.batch || values.len() > dv.len {
             return Err(NttError::Shape(format!(
                 "writing {} elements into vector {index} of a {} x {} batch",
@@ -450,6 +465,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         dv: &DeviceVec<F>,
         fill: impl Fn(usize, &mut [&mut [u32]]) + Sync,
     ) -> Result<()> {
+        self.own(dv)?;
         let len = dv.len as u64;
         let page = 1u64 << dv.page_log;
         // Rows where some vector crosses into its next page: the pieces must not span one.
@@ -504,6 +520,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         dv: &DeviceVec<F>,
         index: usize,
     ) -> Result<PendingDownload> {
+        self.own(dv)?;
         if index >= dv.batch {
             return Err(NttError::Shape(format!(
                 "vector {index} of a batch of {}",
@@ -614,6 +631,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         count: Option<usize>,
         stamps: Option<&wgpu::QuerySet>,
     ) -> Result<()> {
+        self.own(dv)?;
         let n = domain.size();
         if dv.len != n {
             return Err(NttError::Shape(format!(
@@ -703,6 +721,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         dv: &DeviceVec<F>,
         op: Elementwise<F>,
     ) -> Result<()> {
+        self.own(dv)?;
         let (code, a, b, d, c) = match op {
             Elementwise::Mul { a, b } => (0, a, b, a, F::one()),
             Elementwise::Sub { a, b } => (1, a, b, a, F::one()),

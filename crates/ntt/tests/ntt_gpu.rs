@@ -468,7 +468,10 @@ fn domains_keyed_by_their_elements<F: NttField>(seed: u64) {
         std::mem::swap(&mut swapped.group_gen, &mut swapped.group_gen_inv);
         let coset = canonical.get_coset(F::from(3u64)).unwrap();
         let mut coset_swapped = coset;
-        std::mem::swap(&mut coset_swapped.group_gen, &mut coset_swapped.group_gen_inv);
+        std::mem::swap(
+            &mut coset_swapped.group_gen,
+            &mut coset_swapped.group_gen_inv,
+        );
         for (name, d) in [
             ("canonical", canonical),
             ("swapped", swapped),

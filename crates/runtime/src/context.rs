@@ -158,10 +158,44 @@ pub struct Pipeline {
     pub layout: wgpu::BindGroupLayout,
 }
 
+/// Which [`GpuContext`] made a GPU object: buffers of one device cannot be used by another,
+/// so engines check this before recording anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ContextId(u64);
+
+impl std::fmt::Display for ContextId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GPU context #{}", self.0)
+    }
+}
+
+impl ContextId {
+    /// A new id, unique in the process.
+    fn next() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Self(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// `Ok` when `self` (an object's context) is `engine` (the engine's), else
+    /// [`GpuError::ForeignContext`] naming `what`.
+    pub fn check(self, engine: ContextId, what: &str) -> Result<()> {
+        if self == engine {
+            Ok(())
+        } else {
+            Err(GpuError::ForeignContext {
+                what: what.to_owned(),
+                made: self,
+                used: engine,
+            })
+        }
+    }
+}
+
 /// Adapter selection, device, queue, and the caches around them. Create one per process (or
 /// per test binary) and share it: every pipeline is compiled once per context.
 #[derive(Debug)]
 pub struct GpuContext {
+    id: ContextId,
     adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -353,6 +387,7 @@ impl GpuContext {
             .as_deref()
             .and_then(|dir| crate::pipeline_cache::PersistentCache::open(&device, &info, dir));
         Ok(Self {
+            id: ContextId::next(),
             adapter,
             device,
             queue,
@@ -440,6 +475,11 @@ impl GpuContext {
                     "{e}; the browser offers no WebGPU adapter (Chromium: --enable-unsafe-webgpu)"
                 ),
             })
+    }
+
+    /// This context's id: objects it made carry it, and engines refuse objects of another.
+    pub fn id(&self) -> ContextId {
+        self.id
     }
 
     /// The device.

@@ -59,6 +59,21 @@ pub enum GpuError {
         /// Which limit.
         which: &'static str,
     },
+    /// An object made by one GPU context was given to an engine of another: a buffer of one
+    /// device means nothing to another. Refused before anything is recorded; both contexts
+    /// stay usable.
+    #[error(
+        "{what} belong to {made}, not to {used} of this engine: make them again with an \
+         engine of this context (or copy them through the host)"
+    )]
+    ForeignContext {
+        /// What was refused.
+        what: String,
+        /// The context that made it.
+        made: crate::ContextId,
+        /// The engine's context.
+        used: crate::ContextId,
+    },
     /// The device ran out of memory.
     #[error("out of GPU memory while {context}")]
     OutOfMemory {

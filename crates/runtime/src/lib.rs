@@ -12,8 +12,8 @@ pub mod field;
 mod pipeline_cache;
 
 pub use context::{
-    Checks, ContextOptions, GpuContext, LimitsChoice, PendingReadback, Pipeline, PipelineTiming,
-    grid,
+    Checks, ContextId, ContextOptions, GpuContext, LimitsChoice, PendingReadback, Pipeline,
+    PipelineTiming, grid,
 };
 pub use error::{GpuError, Result};
 pub use wgpu;

@@ -1,0 +1,57 @@
+//! Prepared bases of one GPU context given to an engine of another: a typed error before
+//! anything is recorded, and both engines still give arkworks' sums afterwards.
+
+#![allow(clippy::unwrap_used)]
+
+use ark_bls12_381::{Fr, G1Affine, G1Projective};
+use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ff::UniformRand;
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use zkgpu_msm::{GpuMsm, MsmConfig, MsmError};
+use zkgpu_runtime::{GpuContext, GpuError};
+
+#[test]
+fn bases_of_another_context_are_refused() {
+    let (a, b) = (
+        GpuContext::from_env_blocking().unwrap(),
+        GpuContext::from_env_blocking().unwrap(),
+    );
+    assert_ne!(a.id(), b.id());
+    let mut rng = StdRng::seed_from_u64(71);
+    let bases: Vec<G1Affine> = (0..300)
+        .map(|_| G1Projective::rand(&mut rng).into_affine())
+        .collect();
+    let scalars: Vec<Fr> = (0..300).map(|_| Fr::rand(&mut rng)).collect();
+    let want = G1Projective::msm(&bases, &scalars).unwrap();
+    let (ma, mb) = (
+        GpuMsm::<zkgpu_curves::Bls12_381G1>::new(&a).unwrap(),
+        GpuMsm::<zkgpu_curves::Bls12_381G1>::new(&b).unwrap(),
+    );
+    let on_a = ma.prepare(&bases).unwrap();
+    assert_eq!(on_a.context(), a.id());
+    let cfg = MsmConfig::default();
+    match mb.msm_prepared_blocking(&on_a, &scalars, cfg) {
+        Err(MsmError::Gpu(GpuError::ForeignContext { made, used, .. })) => {
+            assert_eq!((made, used), (a.id(), b.id()));
+        }
+        other => panic!("expected ForeignContext, got {other:?}"),
+    }
+    let sets = ma.prepare_sets(&[&bases, &bases]).unwrap();
+    assert!(matches!(
+        mb.msm_sets_blocking(&sets, zkgpu_msm::PreparedScalars::new(&scalars).all(), cfg),
+        Err(MsmError::Gpu(GpuError::ForeignContext { .. }))
+    ));
+    // Both engines and both contexts still compute arkworks' sum.
+    assert_eq!(
+        ma.msm_prepared_blocking(&on_a, &scalars, cfg).unwrap(),
+        want
+    );
+    let on_b = mb.prepare(&bases).unwrap();
+    assert_eq!(
+        mb.msm_prepared_blocking(&on_b, &scalars, cfg).unwrap(),
+        want
+    );
+    assert_eq!(mb.msm_blocking(&bases, &scalars).unwrap(), want);
+    a.check_device().unwrap();
+    b.check_device().unwrap();
+}

@@ -1,0 +1,61 @@
+//! Device vectors of one GPU context given to an engine of another: a typed error before
+//! anything is recorded, and both engines still transform their own vectors as ark-poly does.
+
+#![allow(clippy::unwrap_used)]
+
+use ark_bls12_381::Fr;
+use ark_ff::UniformRand;
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError};
+use zkgpu_runtime::{GpuContext, GpuError};
+
+fn foreign<T: std::fmt::Debug>(r: Result<T, NttError>) {
+    assert!(
+        matches!(r, Err(NttError::Gpu(GpuError::ForeignContext { .. }))),
+        "expected ForeignContext, got {r:?}"
+    );
+}
+
+#[test]
+fn vectors_of_another_context_are_refused() {
+    let (a, b) = (
+        GpuContext::from_env_blocking().unwrap(),
+        GpuContext::from_env_blocking().unwrap(),
+    );
+    let (na, nb) = (GpuNtt::<Fr>::new(&a), GpuNtt::<Fr>::new(&b));
+    let mut rng = StdRng::seed_from_u64(72);
+    let n = 1 << 10;
+    let domain = Radix2EvaluationDomain::<Fr>::new(n).unwrap();
+    let values: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+    let mut want = values.clone();
+    domain.fft_in_place(&mut want);
+
+    let mut on_a = na.upload_batch(&[&values]).unwrap();
+    assert_eq!(on_a.context(), a.id());
+    foreign(nb.transform_blocking(&mut on_a, &domain, Direction::Forward));
+    foreign(nb.download_blocking(&on_a, 0));
+    foreign(nb.write(&on_a, 0, &values));
+    foreign(nb.write_rows(&on_a, |_, _| {}));
+    let mut enc = nb.encoder();
+    foreign(pollster::block_on(nb.record_elementwise(
+        &mut enc,
+        &on_a,
+        Elementwise::Scale {
+            a: 0,
+            c: Fr::from(2u64),
+        },
+    )));
+    drop(enc);
+
+    // Each engine still transforms its own vectors as ark-poly does, and no device reports
+    // an error.
+    na.transform_blocking(&mut on_a, &domain, Direction::Forward)
+        .unwrap();
+    assert!(na.download_blocking(&on_a, 0).unwrap() == want);
+    let mut got = values.clone();
+    nb.fft_blocking(&domain, &mut got).unwrap();
+    assert!(got == want);
+    a.check_device().unwrap();
+    b.check_device().unwrap();
+}
