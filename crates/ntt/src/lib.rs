@@ -77,6 +77,26 @@ pub struct PendingDownload {
     len: usize,
 }
 
+/// A command encoder of one engine's device ([`GpuNtt::encoder`]): engines of another context
+/// refuse it, so that no work of one device is recorded into another's commands.
+#[derive(Debug)]
+pub struct NttEncoder {
+    enc: wgpu::CommandEncoder,
+    context: zkgpu_runtime::ContextId,
+}
+
+impl NttEncoder {
+    /// The context it records for.
+    pub fn context(&self) -> zkgpu_runtime::ContextId {
+        self.context
+    }
+
+    /// The wgpu encoder, to record other work of the same device into the same submission.
+    pub fn raw(&mut self) -> &mut wgpu::CommandEncoder {
+        &mut self.enc
+    }
+}
+
 /// `batch` vectors of `len` field elements each, resident on the GPU, with a scratch copy of
 /// the same size for the passes to alternate with. The elements (vector after vector) are
 /// paged across up to [`MAX_PAGES`] buffers of `2^page_log` elements, each within one storage
@@ -506,7 +526,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
     pub async fn download(&self, dv: &DeviceVec<F>, index: usize) -> Result<Vec<F>> {
         let mut enc = self.encoder();
         let pending = self.record_download(&mut enc, dv, index)?;
-        let submission = self.ctx.queue().submit([enc.finish()]);
+        let submission = self.ctx.queue().submit([enc.enc.finish()]);
         self.finish_download(pending, submission).await
     }
 
@@ -516,11 +536,13 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
     /// with that submission's index (from [`GpuNtt::submit_indexed`]).
     pub fn record_download(
         &self,
-        enc: &mut wgpu::CommandEncoder,
+        enc: &mut NttEncoder,
         dv: &DeviceVec<F>,
         index: usize,
     ) -> Result<PendingDownload> {
         self.own(dv)?;
+        self.own_encoder(enc)?;
+        let enc = &mut enc.enc;
         if index >= dv.batch {
             return Err(NttError::Shape(format!(
                 "vector {index} of a batch of {}",
@@ -610,7 +632,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
     /// `None`: all). The vectors must have exactly the domain's size.
     pub async fn record_transform(
         &self,
-        enc: &mut wgpu::CommandEncoder,
+        enc: &mut NttEncoder,
         dv: &mut DeviceVec<F>,
         domain: &Radix2EvaluationDomain<F>,
         dir: Direction,
@@ -624,7 +646,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
     /// the first pass and the end of the last.
     async fn record_transform_stamped(
         &self,
-        enc: &mut wgpu::CommandEncoder,
+        enc: &mut NttEncoder,
         dv: &mut DeviceVec<F>,
         domain: &Radix2EvaluationDomain<F>,
         dir: Direction,
@@ -632,6 +654,8 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         stamps: Option<&wgpu::QuerySet>,
     ) -> Result<()> {
         self.own(dv)?;
+        self.own_encoder(enc)?;
+        let enc = &mut enc.enc;
         let n = domain.size();
         if dv.len != n {
             return Err(NttError::Shape(format!(
@@ -717,11 +741,13 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
     /// Records an elementwise operation on the vectors of `dv`.
     pub async fn record_elementwise(
         &self,
-        enc: &mut wgpu::CommandEncoder,
+        enc: &mut NttEncoder,
         dv: &DeviceVec<F>,
         op: Elementwise<F>,
     ) -> Result<()> {
         self.own(dv)?;
+        self.own_encoder(enc)?;
+        let enc = &mut enc.enc;
         let (code, a, b, d, c) = match op {
             Elementwise::Mul { a, b } => (0, a, b, a, F::one()),
             Elementwise::Sub { a, b } => (1, a, b, a, F::one()),
@@ -776,27 +802,34 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         Ok(())
     }
 
-    /// A command encoder on this engine's device.
-    pub fn encoder(&self) -> wgpu::CommandEncoder {
-        self.ctx
-            .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ntt") })
+    /// A command encoder on this engine's device, for `record_*` and `submit`.
+    pub fn encoder(&self) -> NttEncoder {
+        NttEncoder {
+            enc: self
+                .ctx
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ntt") }),
+            context: self.ctx.id(),
+        }
     }
 
     /// Submits `enc` and waits for the GPU; returns the wall seconds from submit to done.
-    pub fn submit(&self, enc: wgpu::CommandEncoder) -> Result<f64> {
+    pub fn submit(&self, enc: NttEncoder) -> Result<f64> {
         self.submit_indexed(enc).map(|(t, _)| t)
     }
 
     /// [`GpuNtt::submit`], also returning the submission's index. Waits for this submission
     /// only, not for work another thread submits after it.
-    pub fn submit_indexed(
-        &self,
-        enc: wgpu::CommandEncoder,
-    ) -> Result<(f64, wgpu::SubmissionIndex)> {
+    pub fn submit_indexed(&self, enc: NttEncoder) -> Result<(f64, wgpu::SubmissionIndex)> {
+        self.own_encoder(&enc)?;
         let t = web_time::Instant::now();
-        let index = self.ctx.submit_and_wait(enc)?;
+        let index = self.ctx.submit_and_wait(enc.enc)?;
         Ok((t.elapsed().as_secs_f64(), index))
+    }
+
+    /// `Ok` when `enc` records for this engine's device.
+    fn own_encoder(&self, enc: &NttEncoder) -> Result<()> {
+        Ok(enc.context.check(self.ctx.id(), "this command encoder")?)
     }
 
     /// Transforms every vector of `dv` in place over `domain` and waits.
@@ -842,7 +875,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         let mut enc = self.encoder();
         self.record_transform_stamped(&mut enc, dv, domain, dir, None, Some(&set))
             .await?;
-        enc.resolve_query_set(&set, 0..2, &resolve, 0);
+        enc.raw().resolve_query_set(&set, 0..2, &resolve, 0);
         let wall = self.submit(enc)?;
         let ticks: Vec<u64> = self.ctx.read_back(&resolve, 16).await?;
         let period = f64::from(self.ctx.queue().get_timestamp_period()) * 1e-9;

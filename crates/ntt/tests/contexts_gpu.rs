@@ -1,5 +1,6 @@
-//! Device vectors of one GPU context given to an engine of another: a typed error before
-//! anything is recorded, and both engines still transform their own vectors as ark-poly does.
+//! Device vectors and command encoders of one GPU context given to an engine of another: a
+//! typed error before anything is recorded, and both engines still transform their own
+//! vectors as ark-poly does.
 
 #![allow(clippy::unwrap_used)]
 
@@ -47,6 +48,26 @@ fn vectors_of_another_context_are_refused() {
         },
     )));
     drop(enc);
+    // An encoder of the other context's engine, with this engine's own vectors.
+    let mut enc_b = nb.encoder();
+    assert_eq!(enc_b.context(), b.id());
+    foreign(pollster::block_on(na.record_transform(
+        &mut enc_b,
+        &mut on_a,
+        &domain,
+        Direction::Forward,
+        None,
+    )));
+    foreign(pollster::block_on(na.record_elementwise(
+        &mut enc_b,
+        &on_a,
+        Elementwise::Scale {
+            a: 0,
+            c: Fr::from(2u64),
+        },
+    )));
+    foreign(na.record_download(&mut enc_b, &on_a, 0));
+    foreign(na.submit(enc_b));
 
     // Each engine still transforms its own vectors as ark-poly does, and no device reports
     // an error.
