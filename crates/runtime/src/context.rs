@@ -927,15 +927,26 @@ impl GpuContext {
 
     /// A zero-filled storage buffer (new wgpu buffers are zeroed) of `bytes` bytes rounded up
     /// to 4, checked against the binding limit, with `extra` usages.
+    /// Natively, a device out of memory is [`GpuError::OutOfMemory`] here, caught in an error
+    /// scope: the device records no error, so the context stays usable once memory is freed.
     fn zeroed(&self, label: &str, bytes: u64, extra: wgpu::BufferUsages) -> Result<wgpu::Buffer> {
         let size = bytes.max(4).next_multiple_of(4);
         self.check_binding_size(label, size)?;
-        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
+        #[cfg(not(target_arch = "wasm32"))]
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | extra,
             mapped_at_creation: false,
-        }))
+        });
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::OutOfMemory {
+                context: format!("allocating `{label}` ({size} bytes): {e}"),
+            });
+        }
+        Ok(buffer)
     }
 
     /// A uniform buffer holding `value`.

@@ -1,0 +1,93 @@
+//! Out of GPU memory: a buffer beyond the device's limits is refused with a typed error; with
+//! the device's memory filled (real GPUs, `ZKGPU_OOM_TEST=1`: on a software adapter the
+//! "device memory" is the host's), an MSM and a proof give a typed error or a correct
+//! result, never a wrong one, and once the memory is freed the same context proves
+//! correctly.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use ark_bls12_381::{Fr, G1Affine, G1Projective};
+use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ff::UniformRand;
+use ark_groth16::Groth16;
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use common::Chain;
+use zkgpu_groth16::{GpuProver, ProveError};
+use zkgpu_msm::{GpuMsm, MsmError};
+use zkgpu_runtime::{GpuContext, GpuError};
+
+type E = ark_bls12_381::Bls12_381;
+
+fn oom<T: std::fmt::Debug>(r: &Result<T, GpuError>) -> bool {
+    matches!(r, Err(GpuError::OutOfMemory { .. }))
+}
+
+#[test]
+fn out_of_memory_is_typed_and_recoverable() {
+    let ctx = GpuContext::from_env_blocking().unwrap();
+    let msm = GpuMsm::<zkgpu_curves::Bls12_381G1>::new(&ctx).unwrap();
+    let prover = GpuProver::<E>::new(&ctx).unwrap();
+    let mut rng = StdRng::seed_from_u64(81);
+    let n = 1 << 12;
+    let bases: Vec<G1Affine> = (0..n)
+        .map(|_| G1Projective::rand(&mut rng).into_affine())
+        .collect();
+    let scalars: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+    let want = G1Projective::msm(&bases, &scalars).unwrap();
+    let circuit = Chain::new(Fr::rand(&mut rng), 300, vec![]);
+    let pk =
+        Groth16::<E>::generate_random_parameters_with_reduction(circuit.clone(), &mut rng).unwrap();
+    let prepared = prover.prepare_for(&pk, circuit.clone()).unwrap();
+    let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
+    let want_proof = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
+
+    // Beyond the binding limit: refused before the device sees it.
+    let max = ctx.max_binding_bytes();
+    assert!(matches!(
+        ctx.storage_zeroed("too large", max + 4),
+        Err(GpuError::BufferTooLarge { .. })
+    ));
+    assert_eq!(msm.msm_blocking(&bases, &scalars).unwrap(), want);
+
+    if ctx.is_software() || std::env::var_os("ZKGPU_OOM_TEST").is_none() {
+        return;
+    }
+    // Fill the device with the largest buffers it binds, then smaller ones, until refused.
+    let mut filler = Vec::new();
+    for size in [max, max / 16, max / 256] {
+        loop {
+            let b = ctx.storage_zeroed("filler", size);
+            if oom(&b) {
+                break;
+            }
+            filler.push(b.unwrap());
+            assert!(filler.len() < 1 << 16, "the device never ran out of memory");
+        }
+    }
+    eprintln!("device filled with {} buffers", filler.len());
+    match msm.msm_blocking(&bases, &scalars) {
+        Err(MsmError::Gpu(GpuError::OutOfMemory { context })) => {
+            eprintln!("MSM on a full device: out of memory ({context})");
+        }
+        Ok(sum) => assert_eq!(sum, want, "an MSM on a full device gave a wrong sum"),
+        Err(e) => panic!("expected OutOfMemory, got {e}"),
+    }
+    match prover.prove_with_randomness(&prepared, circuit.clone(), r, s) {
+        Err(ProveError::Msm(MsmError::Gpu(GpuError::OutOfMemory { .. })))
+        | Err(ProveError::Ntt(zkgpu_ntt::NttError::Gpu(GpuError::OutOfMemory { .. })))
+        | Err(ProveError::Gpu(GpuError::OutOfMemory { .. })) => {
+            eprintln!("proof on a full device: out of memory");
+        }
+        Ok((p, _)) => assert!(p == want_proof, "a proof on a full device is wrong"),
+        Err(e) => panic!("expected OutOfMemory, got {e}"),
+    }
+    drop(filler);
+    ctx.check_device().unwrap();
+    assert_eq!(msm.msm_blocking(&bases, &scalars).unwrap(), want);
+    let (p, _) = prover
+        .prove_with_randomness(&prepared, circuit, r, s)
+        .unwrap();
+    assert!(p == want_proof);
+}
