@@ -305,6 +305,8 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         s: E::ScalarField,
     ) -> Result<Unchecked<E>, ProveError> {
         pk.check_context(self.ctx)?;
+        // A device lost or failed earlier is said as such, before any work is recorded.
+        self.ctx.check_device()?;
         let t = Instant::now();
         let mut timings = ProofTimings::default();
         let (proof, full, learned) = match syn {

@@ -91,3 +91,42 @@ fn out_of_memory_is_typed_and_recoverable() {
         .unwrap();
     assert!(p == want_proof);
 }
+
+/// A lost device (wgpu's `Device::destroy`): every call on it is a typed error, never a panic
+/// or a wrong result, and a new context in the same process proves correctly.
+#[test]
+fn lost_device_is_typed_and_a_new_context_proves() {
+    let mut rng = StdRng::seed_from_u64(82);
+    let circuit = Chain::new(Fr::rand(&mut rng), 100, vec![]);
+    let pk =
+        Groth16::<E>::generate_random_parameters_with_reduction(circuit.clone(), &mut rng).unwrap();
+    let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
+    let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
+    let bases: Vec<G1Affine> = (0..64)
+        .map(|_| G1Projective::rand(&mut rng).into_affine())
+        .collect();
+    let scalars: Vec<Fr> = (0..64).map(|_| Fr::rand(&mut rng)).collect();
+    {
+        let ctx = GpuContext::from_env_blocking().unwrap();
+        let prover = GpuProver::<E>::new(&ctx).unwrap();
+        let prepared = prover.prepare_for(&pk, circuit.clone()).unwrap();
+        let msm = GpuMsm::<zkgpu_curves::Bls12_381G1>::new(&ctx).unwrap();
+        ctx.device().destroy();
+        let got = prover.prove_with_randomness(&prepared, circuit.clone(), r, s);
+        assert!(got.is_err(), "a proof on a lost device: {got:?}");
+        eprintln!(
+            "proof on a lost device: {}",
+            got.err().map(|e| e.to_string()).unwrap_or_default()
+        );
+        let got = msm.msm_blocking(&bases, &scalars);
+        assert!(got.is_err(), "an MSM on a lost device: {got:?}");
+        assert!(ctx.check_device().is_err());
+    }
+    let ctx = GpuContext::from_env_blocking().unwrap();
+    let prover = GpuProver::<E>::new(&ctx).unwrap();
+    let prepared = prover.prepare(&pk).unwrap();
+    let (got, _) = prover
+        .prove_with_randomness(&prepared, circuit, r, s)
+        .unwrap();
+    assert!(got == want);
+}

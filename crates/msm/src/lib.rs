@@ -846,6 +846,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         stamps: bool,
     ) -> Result<(Vec<C::Projective>, MsmTimings)> {
         bases.context.check(self.ctx.id(), "these prepared bases")?;
+        self.ctx.check_device()?;
         let mut timings = MsmTimings::default();
         let mut result = vec![C::Projective::zero(); bases.sets];
         let n = bases.len.min(scalars.len());
