@@ -54,33 +54,50 @@ fn out_of_memory_is_typed_and_recoverable() {
     if ctx.is_software() || std::env::var_os("ZKGPU_OOM_TEST").is_none() {
         return;
     }
-    // Fill the device with the largest buffers it binds, then smaller ones, until refused.
+    // Fill the device with the largest buffers it binds until one is refused (less than one
+    // such buffer stays free).
     let mut filler = Vec::new();
-    for size in [max, max / 16, max / 256] {
-        loop {
-            let b = ctx.storage_zeroed("filler", size);
-            if oom(&b) {
-                break;
-            }
-            filler.push(b.unwrap());
-            assert!(filler.len() < 1 << 16, "the device never ran out of memory");
+    loop {
+        let b = ctx.storage_zeroed("filler", max);
+        if oom(&b) {
+            break;
         }
+        filler.push(b.unwrap());
+        assert!(filler.len() < 1 << 16, "the device never ran out of memory");
     }
-    eprintln!("device filled with {} buffers", filler.len());
-    match msm.msm_blocking(&bases, &scalars) {
+    eprintln!("device filled with {} buffers of {max} bytes", filler.len());
+    // An MSM larger than what is left: 2^24 terms over one point (arkworks' sum is then the
+    // point times the sum of the scalars).
+    let big = 1usize << 24;
+    let point = bases[0];
+    let big_bases = vec![point; big];
+    let big_scalars: Vec<Fr> = (0..big as u64).map(|i| Fr::from(i * 7 + 1)).collect();
+    match msm.msm_blocking(&big_bases, &big_scalars) {
         Err(MsmError::Gpu(GpuError::OutOfMemory { context })) => {
-            eprintln!("MSM on a full device: out of memory ({context})");
+            eprintln!("2^24 MSM on a full device: out of memory ({context})");
         }
-        Ok(sum) => assert_eq!(sum, want, "an MSM on a full device gave a wrong sum"),
+        Ok(sum) => {
+            let total: Fr = big_scalars.iter().sum();
+            assert_eq!(
+                sum,
+                point * total,
+                "an MSM on a full device gave a wrong sum"
+            );
+            eprintln!("2^24 MSM on a full device: fitted, and equals arkworks'");
+        }
         Err(e) => panic!("expected OutOfMemory, got {e}"),
     }
+    drop((big_bases, big_scalars));
     match prover.prove_with_randomness(&prepared, circuit.clone(), r, s) {
         Err(ProveError::Msm(MsmError::Gpu(GpuError::OutOfMemory { .. })))
         | Err(ProveError::Ntt(zkgpu_ntt::NttError::Gpu(GpuError::OutOfMemory { .. })))
         | Err(ProveError::Gpu(GpuError::OutOfMemory { .. })) => {
             eprintln!("proof on a full device: out of memory");
         }
-        Ok((p, _)) => assert!(p == want_proof, "a proof on a full device is wrong"),
+        Ok((p, _)) => {
+            assert!(p == want_proof, "a proof on a full device is wrong");
+            eprintln!("proof on a full device: fitted, and equals ark-groth16's");
+        }
         Err(e) => panic!("expected OutOfMemory, got {e}"),
     }
     drop(filler);
