@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use ark_crypto_primitives::sponge::Absorb;
 use ark_ff::UniformRand;
-use ark_groth16::{Groth16, ProvingKey, prepare_verifying_key};
+use ark_groth16::{Groth16, ProvingKey};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use zkgpu_circuits::{AnyCircuit, Family, sized};
@@ -222,8 +222,8 @@ where
         step.done(&format!("(GPU part {})", secs(t.prove))),
     );
     report.first_proof(started.elapsed().as_secs_f64());
-    let pvk = prepare_verifying_key(&prepared.verifying_key().vk);
-    if !Groth16::<E>::verify_proof(&pvk, &proof, &public)? {
+    let pvk = prepared.verifying_key();
+    if !Groth16::<E>::verify_proof(pvk, &proof, &public)? {
         return Err("the first GPU proof does not verify".into());
     }
     if let Ok(Some(p)) = ctx.save_pipeline_cache() {
@@ -246,7 +246,7 @@ where
             secs(t.synthesis),
             secs(t.prove)
         ));
-        if !Groth16::<E>::verify_proof(&pvk, &proof, &public)? {
+        if !Groth16::<E>::verify_proof(pvk, &proof, &public)? {
             return Err(format!("GPU proof {run} does not verify").into());
         }
         report.run(t);
@@ -286,7 +286,7 @@ where
             &prepared,
             pk.as_ref(),
             &shape,
-            &pvk,
+            pvk,
         )?);
     }
     report.print(

@@ -98,14 +98,13 @@ impl<E: GpuPairing> GpuProver<'_, E> {
         timings.msm_b_g2 = tb2;
 
         // Groth16::create_proof_with_assignment, term for term.
-        let g_a: E::G1 = pk.points.delta_g1 * r + pk.points.a0 + a_acc + pk.points.vk.alpha_g1;
+        let g_a: E::G1 = pk.points.delta_g1 * r + pk.points.a0 + a_acc + pk.pvk.vk.alpha_g1;
         let g1_b: E::G1 = if r.is_zero() {
             E::G1::zero()
         } else {
             pk.points.delta_g1 * s + pk.points.b_g1_0 + b1_acc + pk.points.beta_g1
         };
-        let g2_b: E::G2 =
-            pk.points.vk.delta_g2 * s + pk.points.b_g2_0 + b2_acc + pk.points.vk.beta_g2;
+        let g2_b: E::G2 = pk.pvk.vk.delta_g2 * s + pk.points.b_g2_0 + b2_acc + pk.pvk.vk.beta_g2;
         let g_c: E::G1 = g_a * s + g1_b * r - pk.points.delta_g1 * (r * s) + l_acc + h_acc;
         Ok(Proof {
             a: g_a.into_affine(),

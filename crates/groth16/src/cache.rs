@@ -326,7 +326,7 @@ impl<E: GpuPairing> GpuProver<'_, E> {
             a_b_l,
             b_g2,
             h,
-            pvk: prepare_verifying_key(&header.points.vk),
+            pvk: prepare_verifying_key(&header.vk),
             points: header.points,
             num_inputs: header.num_inputs,
             num_witness: header.num_witness,

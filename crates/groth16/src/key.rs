@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use ark_ec::AffineRepr;
 use ark_ec::pairing::Pairing;
-use ark_groth16::{PreparedVerifyingKey, ProvingKey, VerifyingKey, prepare_verifying_key};
+use ark_groth16::{PreparedVerifyingKey, ProvingKey, prepare_verifying_key};
 use ark_relations::gr1cs::ConstraintSynthesizer;
 use zkgpu_curves::GpuCurve;
 use zkgpu_msm::{Fold, GpuMsm, PreparedBases};
@@ -38,15 +38,15 @@ impl GpuPairing for ark_bls12_377::Bls12_377 {
     type GpuG2 = zkgpu_curves::Bls12_377G2;
 }
 
-/// The points of a proving key that the proof's assembly uses on the CPU.
-#[derive(Clone, Debug, PartialEq)]
+/// The points of a proving key that the proof's assembly uses on the CPU (besides the
+/// verifying key's, kept in `PreparedProvingKey::pvk`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct KeyPoints<E: Pairing> {
     pub(crate) a0: E::G1Affine,
     pub(crate) b_g1_0: E::G1Affine,
     pub(crate) b_g2_0: E::G2Affine,
     pub(crate) beta_g1: E::G1Affine,
     pub(crate) delta_g1: E::G1Affine,
-    pub(crate) vk: VerifyingKey<E>,
 }
 
 /// A proving key with its five base vectors on the GPU, reusable across proofs, and its
@@ -210,7 +210,6 @@ impl<E: GpuPairing> GpuProver<'_, E> {
                 b_g2_0: pk.b_g2_query[0],
                 beta_g1: pk.beta_g1,
                 delta_g1: pk.delta_g1,
-                vk: pk.vk.clone(),
             },
             pvk: prepare_verifying_key(&pk.vk),
             num_inputs,

@@ -147,11 +147,6 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         })
     }
 
-    /// The context it runs on.
-    pub fn context(&self) -> &'c GpuContext {
-        self.ctx
-    }
-
     /// Whether the GPU runs small NTTs during constraint synthesis (default: yes, but on a
     /// software adapter), so that its clock is up when the proof's GPU work starts: GPUs
     /// lower their clock within about a second of idleness and take a few hundred

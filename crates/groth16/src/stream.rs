@@ -22,7 +22,7 @@ type Job<C> = (usize, C, bool);
 /// A synthesis's result and its seconds.
 type Synthesis<F> = (Result<Synth<F>, ProveError>, f64);
 /// A synthesis done: its place, the result, and its seconds.
-type Done<F> = (usize, Result<Synth<F>, ProveError>, f64);
+type Done<F> = (usize, Synthesis<F>);
 
 /// Proofs of a sequence of circuits against one [`PreparedProvingKey`], in order
 /// ([`GpuProver::prove_stream`]). An iterator of `Result<Proof<E>, ProveError>`: a circuit
@@ -142,7 +142,7 @@ where
         });
         let secs = t.elapsed().as_secs_f64();
         tracing::debug!(circuit = k, secs, "synthesized");
-        if done.send((k, result, secs)).is_err() {
+        if done.send((k, (result, secs))).is_err() {
             return;
         }
     }
@@ -210,8 +210,8 @@ where
                 return done;
             }
             match self.done.recv() {
-                Ok((k, result, secs)) => {
-                    self.ready.insert(k, (result, secs));
+                Ok((k, done)) => {
+                    self.ready.insert(k, done);
                 }
                 Err(_) => {
                     let lost = "the synthesis workers stopped".to_owned();

@@ -33,14 +33,7 @@ impl<F: PrimeField> Synthesized<F> {
 pub fn synthesize<F: PrimeField>(
     circuit: impl ConstraintSynthesizer<F>,
 ) -> Result<Synthesized<F>, SynthesisError> {
-    let cs = ConstraintSystem::new_ref();
-    cs.set_optimization_goal(OptimizationGoal::Constraints);
-    cs.set_mode(SynthesisMode::Prove {
-        construct_matrices: true,
-        generate_lc_assignments: false,
-    });
-    circuit.generate_constraints(cs.clone())?;
-    cs.finalize();
+    let cs = run(circuit, prove_mode(true))?;
     let matrices = r1cs_matrices(&cs)?;
     let full_assignment = [cs.instance_assignment()?, cs.witness_assignment()?].concat();
     Ok(Synthesized {
@@ -50,6 +43,28 @@ pub fn synthesize<F: PrimeField>(
         matrices,
         full_assignment,
     })
+}
+
+/// ark-groth16's prover mode, with or without the matrices.
+fn prove_mode(construct_matrices: bool) -> SynthesisMode {
+    SynthesisMode::Prove {
+        construct_matrices,
+        generate_lc_assignments: false,
+    }
+}
+
+/// `circuit` synthesized in `mode`, optimized for constraints as ark-groth16 synthesizes (the
+/// same goal in every mode keeps the variables and their order the same), and finalized.
+fn run<F: PrimeField>(
+    circuit: impl ConstraintSynthesizer<F>,
+    mode: SynthesisMode,
+) -> Result<ConstraintSystemRef<F>, SynthesisError> {
+    let cs = ConstraintSystem::new_ref();
+    cs.set_optimization_goal(OptimizationGoal::Constraints);
+    cs.set_mode(mode);
+    circuit.generate_constraints(cs.clone())?;
+    cs.finalize();
+    Ok(cs)
 }
 
 fn r1cs_matrices<F: PrimeField>(
@@ -65,11 +80,7 @@ fn r1cs_matrices<F: PrimeField>(
 pub fn synthesize_matrices<F: PrimeField>(
     circuit: impl ConstraintSynthesizer<F>,
 ) -> Result<(Vec<Matrix<F>>, usize, usize), SynthesisError> {
-    let cs = ConstraintSystem::new_ref();
-    cs.set_optimization_goal(OptimizationGoal::Constraints);
-    cs.set_mode(SynthesisMode::Setup);
-    circuit.generate_constraints(cs.clone())?;
-    cs.finalize();
+    let cs = run(circuit, SynthesisMode::Setup)?;
     let matrices = r1cs_matrices(&cs)?;
     Ok((
         matrices,
@@ -101,14 +112,7 @@ impl<F> Witness<F> {
 pub fn synthesize_witness<F: PrimeField>(
     circuit: impl ConstraintSynthesizer<F>,
 ) -> Result<Witness<F>, SynthesisError> {
-    let cs = ConstraintSystem::new_ref();
-    cs.set_optimization_goal(OptimizationGoal::Constraints);
-    cs.set_mode(SynthesisMode::Prove {
-        construct_matrices: false,
-        generate_lc_assignments: false,
-    });
-    circuit.generate_constraints(cs.clone())?;
-    cs.finalize();
+    let cs = run(circuit, prove_mode(false))?;
     Ok(Witness {
         num_inputs: cs.num_instance_variables(),
         full_assignment: [cs.instance_assignment()?, cs.witness_assignment()?].concat(),

@@ -80,6 +80,7 @@ pub(super) struct Header<E: GpuPairing> {
     pub(super) num_witness: usize,
     pub(super) domain_size: usize,
     pub(super) points: KeyPoints<E>,
+    pub(super) vk: ark_groth16::VerifyingKey<E>,
     pub(super) matrices: Option<Arc<R1csMatrices<E::ScalarField>>>,
     /// A, B in G1 and L; B in G2; H.
     pub(super) layouts: [BasesLayout; 3],
@@ -101,6 +102,7 @@ impl<E: GpuPairing> Header<E> {
             num_witness: p.num_witness,
             domain_size: p.domain_size,
             points: p.points.clone(),
+            vk: p.pvk.vk.clone(),
             matrices: p.matrices.get().cloned(),
             layouts,
             digests: vec![[0; 32]; blocks],
@@ -130,7 +132,7 @@ impl<E: GpuPairing> Header<E> {
         let p = &self.points;
         let mut points = Vec::new();
         let _ = (&p.a0, &p.b_g1_0, &p.b_g2_0).serialize_uncompressed(&mut points);
-        let _ = (&p.beta_g1, &p.delta_g1, &p.vk).serialize_uncompressed(&mut points);
+        let _ = (&p.beta_g1, &p.delta_g1, &self.vk).serialize_uncompressed(&mut points);
         put_bytes(&mut w, &points);
         match &self.matrices {
             None => put_u64(&mut w, 0),
@@ -213,8 +215,8 @@ impl<E: GpuPairing> Header<E> {
                 b_g2_0,
                 beta_g1,
                 delta_g1,
-                vk,
             },
+            vk,
             matrices,
             layouts,
             digests,
@@ -237,7 +239,7 @@ impl<E: GpuPairing> Header<E> {
         let [abl, bg2, h] = &self.layouts;
         let ok = self.num_inputs >= 1
             && self.domain_size.is_power_of_two()
-            && self.points.vk.gamma_abc_g1.len() == self.num_inputs
+            && self.vk.gamma_abc_g1.len() == self.num_inputs
             && abl.sets == 3
             && abl.len == vars - 1
             && bg2.sets == 1
