@@ -5,8 +5,9 @@
 use ark_ff::PrimeField;
 use zkgpu_curves::GpuCurve;
 
-use crate::{BasePart, FoldLayout, GpuMsm, MsmError, PreparedBases, Result, fold_layout};
+use crate::bases::{BasePart, FoldLayout, fold_layout};
 use crate::{Fold, window_count};
+use crate::{GpuMsm, MsmError, PreparedBases, Result};
 
 /// Bytes restored per round ([`GpuMsm::restore_bases`]): half the pooled upload staging.
 const RESTORE_ROUND: u64 = 256 << 20;

@@ -1,0 +1,324 @@
+//! Bases in GPU form: plain, in several sets sharing scalars, and folded with window
+//! multiples computed on the GPU; stored in parts that fit one storage binding.
+
+use ark_ff::PrimeField;
+use zkgpu_curves::{GpuCurve, encode_affine_packed};
+use zkgpu_runtime::{Checks, grid, wgpu};
+
+use crate::config::*;
+use crate::params::*;
+use crate::shape::Shape;
+use crate::{GpuMsm, MsmConfig, MsmError, Result, window_count};
+
+/// Window multiples stored with prepared bases ([`GpuMsm::prepare_sets_folded`]): the
+/// bases and `2^(c W' f) P` for `f < folds`, `W' = ceil(W / folds)` for the `W` windows of a
+/// full-width scalar, so that an MSM adds digit window `f W' + w` of a scalar into bucket
+/// window `w` with the level-`f` point and reduces `W'` windows instead of `W`. Memory grows
+/// `folds` times; the bucket reduction and the window combination shrink as much.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fold {
+    /// Levels stored per base, 1 (or 0) for none; at most `W` and [`MAX_FOLDS`] (more is
+    /// capped), and a count between is rounded down to the fewest levels that give the same
+    /// `W'`.
+    pub folds: u32,
+    /// The window width the multiples are for, 2..=[`MAX_WINDOW_BITS`] (default:
+    /// [`default_folded_window_bits`]). Every MSM on these bases uses it.
+    pub window_bits: Option<u32>,
+}
+
+/// Most levels of folded bases: each level costs one inversion per point when the bases are
+/// prepared (`to_affine`: 615-657 VM instructions), and lavapipe gives wrong results past
+/// 65,535 loop iterations per invocation: with 32 levels a G2 point's multiples take at most
+/// about 31 x 657 + 256 x 114 (`dbl`) = 49,000 instructions.
+pub const MAX_FOLDS: u32 = 32;
+
+/// The stored multiples of folded bases (see [`Fold`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FoldLayout {
+    pub(crate) c: u32,
+    pub(crate) folds: u32,
+    pub(crate) fold_windows: u32,
+}
+
+/// Bases uploaded once, in GPU form, for many MSMs (a proving key's bases are fixed).
+///
+/// Stored in parts of at most [`GpuMsm::part_len`] points, each in its own buffer, so that no
+/// storage binding exceeds the device's limit (WebGPU's default is 128 MiB: about 559k
+/// BLS12-381 G1 points in 13-bit limbs). An MSM runs once per part and adds the results.
+#[derive(Debug)]
+pub struct PreparedBases<C: GpuCurve> {
+    /// The context whose device holds the parts.
+    pub(crate) context: zkgpu_runtime::ContextId,
+    pub(crate) parts: Vec<BasePart>,
+    pub(crate) len: usize,
+    /// Base sets ([`GpuMsm::prepare_sets`]; 1 for [`GpuMsm::prepare`]).
+    pub(crate) sets: usize,
+    /// Window multiples stored after each set's bases.
+    pub(crate) fold: Option<FoldLayout>,
+    pub(crate) _curve: std::marker::PhantomData<C>,
+}
+
+/// Bases `start..start + len` of a [`PreparedBases`] (of every set: the buffer holds the
+/// sets' runs one after another, `len` points each; for folded bases each set's run is
+/// followed by its multiples' runs).
+#[derive(Debug)]
+pub(crate) struct BasePart {
+    pub(crate) buffer: wgpu::Buffer,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+}
+
+impl<C: GpuCurve> PreparedBases<C> {
+    /// Number of bases (of each set: the longest set's length).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Number of base sets (1 unless prepared by [`GpuMsm::prepare_sets`]).
+    pub fn sets(&self) -> usize {
+        self.sets
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of parts (buffers) the bases are stored in.
+    pub fn parts(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Levels stored per base ([`Fold`]; 1 when not folded).
+    pub fn folds(&self) -> u32 {
+        self.fold.map_or(1, |f| f.folds)
+    }
+
+    /// The window width folded bases fix (None when not folded).
+    pub fn window_bits(&self) -> Option<u32> {
+        self.fold.map(|f| f.c)
+    }
+}
+
+impl<'c, C: GpuCurve> GpuMsm<'c, C> {
+    /// Uploads `bases` in GPU form, in parts of at most [`GpuMsm::part_len`] points.
+    pub fn prepare(&self, bases: &[C::Affine]) -> Result<PreparedBases<C>> {
+        self.prepare_sets(&[bases])
+    }
+
+    /// Uploads several base sets for MSMs that share their scalars ([`GpuMsm::msm_sets`]):
+    /// Groth16's A, B in G1 and L take the same assignment. Sets shorter than the longest are
+    /// padded with the identity, which adds nothing, so set `k`'s MSM is over
+    /// `min(sets[k].len(), scalars)` terms, as [`GpuMsm::msm_unchecked`] would compute it.
+    /// One such MSM shares the scalars' upload, digits and bucket sort between the sets, and
+    /// runs every later stage once over all of them. Stored in parts of at most
+    /// [`GpuMsm::part_len_sets`] points per set.
+    pub fn prepare_sets(&self, sets: &[&[C::Affine]]) -> Result<PreparedBases<C>> {
+        self.upload_sets(sets, None)
+    }
+
+    /// [`GpuMsm::prepare_sets`] with window multiples ([`Fold`]): each base set is stored
+    /// with `folds` levels, the multiples computed on the GPU (doublings and one inversion per
+    /// multiple, on the curve VM). Stored in parts of at most [`GpuMsm::part_len_sets`]`(sets
+    /// x folds)` points per set. With `folds <= 1` this is [`GpuMsm::prepare_sets`].
+    pub async fn prepare_sets_folded(
+        &self,
+        sets: &[&[C::Affine]],
+        fold: Fold,
+    ) -> Result<PreparedBases<C>> {
+        let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
+        let width = fold.window_bits.unwrap_or_else(|| {
+            default_folded_window_bits::<C>(
+                len,
+                fold.folds,
+                sets.len(),
+                self.ctx.max_binding_bytes(),
+            )
+        });
+        let fold = Fold {
+            window_bits: Some(width),
+            ..fold
+        };
+        let Some(layout) = fold_layout::<C>(len, fold)? else {
+            return self.upload_sets(sets, None);
+        };
+        let prepared = self.upload_sets(sets, Some(layout))?;
+        let ctx = self.ctx;
+        let pipeline = ctx
+            .pipeline(
+                &self.accumulate_module,
+                "msm_fold_bases",
+                Checks::TrustedLoops,
+                &[],
+            )
+            .await?;
+        let prog = C::program();
+        let to_affine = prog
+            .entry("to_affine")
+            .map_err(|e| MsmError::Config(e.to_string()))?;
+        let max = ctx.limits().max_compute_workgroups_per_dimension;
+        for part in &prepared.parts {
+            let count = u32::try_from(sets.len() * part.len)
+                .map_err(|_| MsmError::Config(format!("{} points exceed 2^32", part.len)))?;
+            let (x, y, row_stride) = grid(count, WORKGROUP_SIZE, max);
+            let params = ctx.uniform_buffer(
+                "msm fold params",
+                &FoldParams {
+                    stride: part.len as u32,
+                    count,
+                    row_stride,
+                    consts: self.consts,
+                    folds: layout.folds,
+                    doublings: layout.c * layout.fold_windows,
+                    entry_identity: self.entries[0],
+                    entry_madd: self.entries[1],
+                    entry_dbl: self.entries[3],
+                    entry_to_affine: to_affine,
+                    acc_regs: 4 * C::DEGREE as u32,
+                    affine_regs: 2 * C::DEGREE as u32,
+                },
+            );
+            let bg = ctx.bind_group(
+                &pipeline,
+                &[(0, &self.code), (13, &part.buffer), (14, &params)],
+            );
+            let mut enc = ctx
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("msm fold bases"),
+                });
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("msm fold bases"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&pipeline.pipeline);
+                pass.set_bind_group(0, &bg, &[]);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+            // One part at a time: a part's multiples are seconds of GPU work at 2^20 points.
+            ctx.submit_and_wait(enc)?;
+        }
+        Ok(prepared)
+    }
+
+    /// [`GpuMsm::prepare_sets_folded`], blocking (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn prepare_sets_folded_blocking(
+        &self,
+        sets: &[&[C::Affine]],
+        fold: Fold,
+    ) -> Result<PreparedBases<C>> {
+        pollster::block_on(self.prepare_sets_folded(sets, fold))
+    }
+
+    /// The most levels ([`Fold::folds`]) for which `sets` base sets of `len` points, with
+    /// the default window width, still fit in one part (one storage binding), so that folding
+    /// costs no extra pass; 1 if even the plain bases need several parts.
+    pub fn folds_in_one_part(&self, len: usize, sets: usize) -> u32 {
+        let fits = |f: u32| self.part_len_sets(sets.max(1) * f as usize) >= len;
+        let levels = |c: u32| window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
+        // Every window of the wide default width folded, if that fits; else the most levels
+        // of the plain default width.
+        let wide =
+            default_folded_window_bits::<C>(len, MAX_FOLDS, sets, self.ctx.max_binding_bytes());
+        if fits(levels(wide)) {
+            return levels(wide);
+        }
+        (1..=levels(default_window_bits(len)))
+            .rev()
+            .find(|&f| fits(f))
+            .unwrap_or(1)
+    }
+
+    /// Encodes and uploads base sets, each followed by `fold`'s zeroed levels (filled on the
+    /// GPU by the caller).
+    pub(crate) fn upload_sets(
+        &self,
+        sets: &[&[C::Affine]],
+        fold: Option<FoldLayout>,
+    ) -> Result<PreparedBases<C>> {
+        if sets.is_empty() {
+            return Err(MsmError::Config(
+                "prepare_sets needs at least one set".into(),
+            ));
+        }
+        let folds = fold.map_or(1, |f| f.folds as usize);
+        let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
+        let part = self.part_len_sets(sets.len() * folds);
+        let identity = encode_affine_packed::<C>(&[<C::Affine as ark_ec::AffineRepr>::zero()]);
+        let parts = (0..len.div_ceil(part))
+            .map(|k| {
+                let start = k * part;
+                let plen = part.min(len - start);
+                let mut words = Vec::with_capacity(sets.len() * folds * plen * identity.len());
+                for set in sets {
+                    let have = &set[start.min(set.len())..(start + plen).min(set.len())];
+                    words.extend(encode_affine_packed::<C>(have));
+                    for _ in have.len()..plen {
+                        words.extend_from_slice(&identity);
+                    }
+                    words.resize(words.len() + (folds - 1) * plen * identity.len(), 0);
+                }
+                Ok(BasePart {
+                    buffer: self
+                        .ctx
+                        .storage_buffer(&format!("{} bases, part {k}", C::ID), &words)?,
+                    start,
+                    len: plen,
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok(PreparedBases {
+            context: self.ctx.id(),
+            parts,
+            len,
+            sets: sets.len(),
+            fold,
+            _curve: std::marker::PhantomData,
+        })
+    }
+}
+
+/// The multiples to store for `len` bases folded as `fold` (None: not folded).
+pub(crate) fn fold_layout<C: GpuCurve>(len: usize, fold: Fold) -> Result<Option<FoldLayout>> {
+    let c = fold.window_bits.unwrap_or_else(|| default_window_bits(len));
+    if !(2..=MAX_WINDOW_BITS).contains(&c) {
+        return Err(MsmError::Config(format!(
+            "window_bits {c} is outside 2..={MAX_WINDOW_BITS}"
+        )));
+    }
+    let windows = window_count(C::Scalar::MODULUS_BIT_SIZE, c);
+    let folds = fold.folds.clamp(1, windows.min(MAX_FOLDS));
+    if folds == 1 {
+        return Ok(None);
+    }
+    let fold_windows = windows.div_ceil(folds);
+    Ok(Some(FoldLayout {
+        c,
+        folds: windows.div_ceil(fold_windows),
+        fold_windows,
+    }))
+}
+
+/// Most points per set and part of prepared bases of `sets` sets when a storage binding
+/// holds `max_binding` bytes.
+pub(crate) fn part_len<C: GpuCurve>(max_binding: u64, sets: usize) -> usize {
+    let sets = sets.max(1) as u64;
+    let per_point = (C::affine_packed_words() as u64 * 4 * sets).max(32);
+    // Shapes index points (of all sets) with u32.
+    let mut len = (max_binding / per_point).clamp(1, (1 << 31) / sets) as usize;
+    let shape = |len: usize| {
+        Shape::new::<C>(
+            len,
+            (sets as u32, len as u32),
+            None,
+            MsmConfig::default(),
+            max_binding,
+        )
+    };
+    while len > 1 && shape(len).is_ok_and(|s| s.largest_buffer::<C>() > max_binding) {
+        len /= 2;
+    }
+    len
+}

@@ -1,0 +1,145 @@
+//! Tuning defaults of an MSM: the configuration a caller may set, and how each field's
+//! default follows from the input size.
+
+use ark_ff::PrimeField;
+use zkgpu_curves::GpuCurve;
+
+use crate::{MAX_FOLDS, window_count};
+
+/// Tuning knobs of one MSM. Every field defaults to a choice made from the input size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MsmConfig {
+    /// Window width `c` in bits, 2..=[`MAX_WINDOW_BITS`] (default: from `n`, see
+    /// [`default_window_bits`]).
+    pub window_bits: Option<u32>,
+    /// Segments per window of the GPU bucket reduction, a power of two up to the window's
+    /// `2^(c-1)` buckets (default: [`default_reduce_segments`]). One invocation per segment
+    /// weights its buckets; the GPU then sums each window's segments in a tree.
+    pub reduce_segments: Option<u32>,
+    /// Most entries one invocation adds during bucket accumulation; larger buckets are split
+    /// into chunks summed in parallel (default: from `n`, see [`default_chunk`]).
+    pub chunk: Option<u32>,
+    /// Every scalar is below `2^scalar_bits` (default: the scalar field's bit size). Fewer
+    /// bits mean fewer windows: small-scalar MSMs, and the half-width scalars of a GLV
+    /// decomposition. Checked on the host as the scalars are converted: a wider scalar gives
+    /// [`MsmError::ScalarTooWide`], never a wrong sum.
+    pub scalar_bits: Option<u32>,
+    /// Segment sums one invocation adds per level of the tree that sums a window's reduction
+    /// segments, 2..=1024 (default [`DEFAULT_TREE_GROUP`]). Smaller groups mean shorter
+    /// serial chains and more levels.
+    pub tree_group: Option<u32>,
+    /// Chunk sums one invocation adds per level of the tree over a large bucket's chunks,
+    /// 2..=1024 (default: [`default_chunk_group`]).
+    pub chunk_group: Option<u32>,
+}
+
+/// The default accumulation chunk for `n` points, windows of `c` bits and `entries` entries
+/// in all bucket windows: four times the mean bucket size `n / 2^(c-1)`, at least
+/// `entries / 2^18` within 16..=48, and at most [`MAX_DEFAULT_CHUNK`] (folded bases put
+/// `n x levels` entries in a window). Short chunks bound the longest serial chain (the top
+/// window of uniform scalars has few, large buckets; 0/1 witnesses put most points in one
+/// bucket), and the chunks of a large bucket are summed by a tree. The floor keeps about
+/// 2^18 invocations busy where the entries allow it, and no more: on the H100 (BLS12-381
+/// G1, folded) 2^16 points (2^20 entries, 2^15 buckets) took 4.24 ms of GPU time with
+/// chunks of 16 against 4.46-4.49 with 32 (more invocations for few buckets), and 2^20
+/// points (13.6M entries, 2^19 buckets) 27.85 ms with 48 against 28.45 with 32 (fewer
+/// buckets of several chunks to sum; docs/PERFORMANCE.md).
+pub fn default_chunk(n: usize, c: u32, entries: u64) -> u32 {
+    let mean = n.div_ceil(1 << (c - 1));
+    let floor = (entries >> 18).clamp(16, 48) as u32;
+    u32::try_from(4 * mean)
+        .unwrap_or(u32::MAX)
+        .clamp(floor, MAX_DEFAULT_CHUNK)
+}
+
+/// The longest default accumulation chunk. One invocation runs one VM program per entry
+/// (128 instructions for a BLS12-377 G2 `madd`, counted by `Program::run_cpu`, plus about 50
+/// loop iterations of loads), and lavapipe returns wrong results past 65,535 loop iterations
+/// per invocation: 192 entries stay near 35,000 (568, the first folded default, did not). Longer chunks would only lengthen the serial chain on a real GPU.
+pub const MAX_DEFAULT_CHUNK: u32 = 192;
+
+/// The widest window [`MsmConfig::window_bits`] accepts. The digit kernel reads a window from
+/// at most two 32-bit words of the scalar (any width up to 32 would do); a window of `c` bits
+/// has `2^(c-1)` buckets, so 22 bits already mean 2^21 bucket sums per window.
+pub const MAX_WINDOW_BITS: u32 = 22;
+
+/// The default number of reduction segments per window of `per_window` buckets, `windows`
+/// windows: about 16,384 segments in all (a power of two per window), and at least 4 buckets
+/// per segment where the window has that many. The reduction is latency-bound: each
+/// invocation's chain of running sums is serial, so the segment count is its parallelism; on
+/// the H100 16,384 beat both halving and doubling it at 2^20 points. Every segment also adds
+/// about `1 + log2(segments) / 2` sums to the tree after it, so segments of 1-2 buckets cost
+/// more tree levels than they save: a window of 2^15 buckets (2^16 points, folded) took
+/// 1.19 ms with 8,192 segments against 1.33-1.34 with 16,384 (docs/PERFORMANCE.md).
+pub fn default_reduce_segments(per_window: u32, windows: u32) -> u32 {
+    let target = (16_384 / windows.max(1)).max(1);
+    let floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
+    // per_window >= 2 (c >= 2), so the quarter's floor (at least 1) is within it.
+    floor(target).min(floor(per_window / 4))
+}
+
+/// The default window width for `n` points: about `ln n`, as arkworks chooses, within 2..=16,
+/// from `ceil(log2 n) + 1`, so that sizes just below a power of two (a Groth16 H query has
+/// `2^k - 1` points) get the window of the power of two: on the H100, 2^20 points take
+/// 65.9 ms of GPU time with c = 16 and 127.6 ms with c = 15 (docs/PERFORMANCE.md).
+pub fn default_window_bits(n: usize) -> u32 {
+    if n < 32 {
+        3
+    } else {
+        // ln n = log2 n * 0.693
+        let ceil_log2 = usize::BITS - (n - 1).leading_zeros();
+        ((ceil_log2 + 1) * 69 / 100 + 2).clamp(2, 16)
+    }
+}
+
+/// The widest default window of folded bases ([`default_folded_window_bits`]).
+pub const MAX_FOLDED_DEFAULT_WINDOW: u32 = 20;
+
+/// The default window width of `len` points folded into `folds` levels per set, `sets` sets,
+/// when a storage binding holds `max_binding` bytes: about `log2 n` bits (at most
+/// [`MAX_FOLDED_DEFAULT_WINDOW`]) when the levels then cover every window, so that all digit
+/// windows add into one bucket window; else [`default_window_bits`]. With one bucket window
+/// the reduction no longer grows with the window count, and wider windows mean fewer windows,
+/// so fewer additions, to accumulate: on the H100, BLS12-381 G1 GPU time 31.7 ms with c = 20
+/// against 33.3 with c = 16 at 2^20 points (same run), and at 2^16 5.6 ms with c = 16 against
+/// 6.7 with c = 14 (same run; 6.5 with the old default c = 13 in an earlier session)
+/// (docs/PERFORMANCE.md). Narrowed until the bucket sums fit one binding.
+pub fn default_folded_window_bits<C: GpuCurve>(
+    len: usize,
+    folds: u32,
+    sets: usize,
+    max_binding: u64,
+) -> u32 {
+    let plain = default_window_bits(len);
+    if len < 32 {
+        return plain;
+    }
+    let bits = C::Scalar::MODULUS_BIT_SIZE;
+    let ceil_log2 = usize::BITS - (len - 1).leading_zeros();
+    let mut c = ceil_log2.clamp(2, MAX_FOLDED_DEFAULT_WINDOW);
+    let sums = |c: u32| sets.max(1) as u64 * ((1u64 << (c - 1)) + 1) * C::acc_words() as u64 * 4;
+    while c > plain && sums(c) > max_binding {
+        c -= 1;
+    }
+    if c > plain && folds.min(MAX_FOLDS) >= window_count(bits, c) {
+        c
+    } else {
+        plain
+    }
+}
+
+/// The default [`MsmConfig::tree_group`]: on the H100, groups of 4 beat 16 in the
+/// reduction of every group measured (BLS12-381 G1 at 2^16 and 2^20 points, G2 at 2^18:
+/// 1.97 / 4.65 / 15.7 ms against 2.38 / 5.1 / 17.1 ms; docs/PERFORMANCE.md).
+pub const DEFAULT_TREE_GROUP: u32 = 4;
+
+/// The default [`MsmConfig::chunk_group`] for a group whose base field has degree `degree`
+/// over the prime field: 16 for G1 (the sums over 16 chunks are short enough; groups of 4
+/// made BLS12-381 G1's chunk sums 0.58 -> 0.64 ms at 2^16 and 2.2 -> 2.9 ms at 2^20 on the
+/// H100), 4 over Fq2, whose additions take three times as long (G2 at 2^18: 8.6 -> 5.9 ms).
+pub fn default_chunk_group(degree: usize) -> u32 {
+    if degree > 1 { 4 } else { 16 }
+}
+
+/// MSM shapes whose working buffers an engine keeps.
+pub const SCRATCH_POOL: usize = 4;

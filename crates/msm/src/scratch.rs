@@ -1,0 +1,308 @@
+//! The working buffers and uniform parameters of one MSM shape, pooled between calls.
+
+use zkgpu_curves::GpuCurve;
+use zkgpu_runtime::{grid, wgpu};
+
+use crate::config::*;
+use crate::params::*;
+use crate::shape::{RowLayout, Shape};
+use crate::{GpuMsm, Result};
+
+/// Working buffers and parameters of one MSM shape (see [`GpuMsm::scratch_for`]).
+#[derive(Debug)]
+pub(crate) struct Scratch {
+    pub(crate) shape: Shape,
+    pub(crate) scalars: wgpu::Buffer,
+    pub(crate) digits: wgpu::Buffer,
+    pub(crate) counts: wgpu::Buffer,
+    pub(crate) cursors: wgpu::Buffer,
+    pub(crate) offsets: wgpu::Buffer,
+    pub(crate) entries: wgpu::Buffer,
+    pub(crate) sums: wgpu::Buffer,
+    pub(crate) chunk_counts: wgpu::Buffer,
+    pub(crate) chunk_offsets: wgpu::Buffer,
+    pub(crate) chunk_hist: wgpu::Buffer,
+    /// The scans' block totals: `windows x scan_blocks(buckets)` (each scan reuses it).
+    pub(crate) block_sums: wgpu::Buffer,
+    pub(crate) bin_offsets: wgpu::Buffer,
+    pub(crate) bin_cursors: wgpu::Buffer,
+    pub(crate) chunk_order: wgpu::Buffer,
+    pub(crate) partials: wgpu::Buffer,
+    /// Buckets whose sums the chunk sums pass writes: count, most chunks, slots.
+    pub(crate) combine_list: wgpu::Buffer,
+    /// Indirect dispatch sizes of the chunk sums (`msm_combine_args`).
+    pub(crate) dispatch_args: wgpu::Buffer,
+    pub(crate) gparams: wgpu::Buffer,
+    pub(crate) seg_out: wgpu::Buffer,
+    pub(crate) bparams: wgpu::Buffer,
+    pub(crate) ccparams: wgpu::Buffer,
+    pub(crate) csparams: wgpu::Buffer,
+    pub(crate) hsparams: wgpu::Buffer,
+    pub(crate) aparams: wgpu::Buffer,
+    pub(crate) mparams: wgpu::Buffer,
+    /// Parameters of the tree levels over large buckets' chunks (msm_combine_chunks, mode 1).
+    pub(crate) chunk_levels: Vec<wgpu::Buffer>,
+    pub(crate) rparams: wgpu::Buffer,
+    pub(crate) levels: Vec<TreeLevel>,
+    /// Sums per row of a window's block that the tree levels leave for the host.
+    pub(crate) left: Vec<u32>,
+}
+
+/// One level of the tree that sums each window's segment sums.
+#[derive(Debug)]
+pub(crate) struct TreeLevel {
+    pub(crate) first: wgpu::Buffer,
+    pub(crate) count: wgpu::Buffer,
+    pub(crate) out: wgpu::Buffer,
+    pub(crate) params: wgpu::Buffer,
+    /// Groups over all windows.
+    pub(crate) groups: u32,
+}
+
+impl<'c, C: GpuCurve> GpuMsm<'c, C> {
+    /// Puts `s` back for the next MSM of its shape, keeping at most [`SCRATCH_POOL`].
+    pub(crate) fn return_scratch(&self, s: Scratch) {
+        let mut pool = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() >= SCRATCH_POOL {
+            pool.remove(0);
+        }
+        pool.push(s);
+    }
+
+    /// Frees the working buffers kept between MSMs (up to [`SCRATCH_POOL`] shapes, about
+    /// `n x (32 + 2 x windows x 4) + 2 x windows x 2^(c-1) x point` bytes each).
+    pub fn release_scratch(&self) {
+        self.scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// Allocates the working buffers and writes the parameters of one MSM shape.
+    pub(crate) fn scratch_for(&self, shape: Shape) -> Result<Scratch> {
+        let ctx = self.ctx;
+        let Shape {
+            n,
+            c,
+            digit_windows,
+            sets,
+            set_stride,
+            set_windows,
+            fold_windows,
+            folds,
+            load,
+            windows,
+            buckets,
+            slots,
+            segments,
+            chunk,
+            cap,
+            chunk_slots,
+            tree_group,
+            chunk_group,
+            ..
+        } = shape;
+        let max = ctx.limits().max_compute_workgroups_per_dimension;
+        let (_, _, stride) = grid(n, WORKGROUP_SIZE, max);
+        let (_, _, cstride) = grid(slots, WORKGROUP_SIZE, max);
+        let (ax, ay, astride) = grid(chunk_slots, WORKGROUP_SIZE, max);
+        let point_bytes = C::acc_words() as u64 * 4;
+        // The chunk-size histogram: sizes chunk - key_div * k .. in bin k.
+        let key_div = chunk.div_ceil(CHUNK_BINS);
+        let bins = chunk.div_ceil(key_div);
+        let bucket_params = |base: u32, row_stride: u32, windows: u32, buckets: u32| BucketParams {
+            n: base,
+            row_stride,
+            c,
+            windows,
+            buckets,
+            chunk,
+            key_div,
+            sets: 1,
+            set_stride: 0,
+            set_windows: windows,
+            fold_windows: windows,
+            folds: 1,
+            load: 1,
+            _pad: [0; 3],
+            modulus: modulus_words::<C::Scalar>(),
+        };
+        let acc_regs = 4 * C::DEGREE as u32;
+        let accumulate = AccumulateParams {
+            cap,
+            row_stride: astride,
+            consts: self.consts,
+            entry_identity: self.entries[0],
+            entry_madd: self.entries[1],
+            neg_reg: (C::AFFINE_NEG_COORD * C::DEGREE) as u32,
+            acc_regs,
+            affine_regs: 2 * C::DEGREE as u32,
+            neg_regs: C::DEGREE as u32,
+            windows,
+            buckets,
+            chunk,
+            entry_add: self.entries[2],
+            stride: 1,
+            group: chunk_group,
+            level_mode: 0,
+        };
+        // Tree levels over the chunks of large buckets: a bucket has at most
+        // ceil(n load / chunk) chunks; level l adds groups of chunk_group partials
+        // chunk_group^l apart, until the final combine has at most chunk_group left.
+        let mut chunk_levels = Vec::new();
+        let mut chunk_stride = 1u32;
+        while (n * load).div_ceil(chunk).div_ceil(chunk_stride) > chunk_group {
+            chunk_levels.push(ctx.uniform_buffer(
+                "msm chunk tree params",
+                &AccumulateParams {
+                    stride: chunk_stride,
+                    level_mode: 1,
+                    ..accumulate
+                },
+            ));
+            chunk_stride *= chunk_group;
+        }
+        let threads = windows * segments;
+        let (_, _, rstride) = grid(threads, WORKGROUP_SIZE, max);
+        let zeroed = |label: &str, bytes: u64| ctx.storage_zeroed(label, bytes);
+        let windows_n = u64::from(windows) * u64::from(n) * u64::from(load);
+        let digits_n = u64::from(digit_windows) * u64::from(n);
+        // Tree levels: every row of each window's block of segment sums (docs/msm.md) added
+        // up in groups of tree_group until each row has at most `target` sums left, by
+        // msm_combine_chunks over (offset, count) groups.
+        let layout = RowLayout::new(segments, windows);
+        let mut levels = Vec::new();
+        let mut runs = layout.rows.clone();
+        while runs.iter().any(|&len| len > layout.target) {
+            let next: Vec<u32> = runs.iter().map(|len| len.div_ceil(tree_group)).collect();
+            let per: u32 = runs.iter().sum();
+            let next_per: u32 = next.iter().sum();
+            let groups = windows * next_per;
+            let mut first = Vec::with_capacity(groups as usize);
+            let mut count = Vec::with_capacity(groups as usize);
+            for w in 0..windows {
+                let mut at = w * per;
+                for &len in &runs {
+                    for q in 0..len.div_ceil(tree_group) {
+                        first.push(at + q * tree_group);
+                        count.push(tree_group.min(len - q * tree_group));
+                    }
+                    at += len;
+                }
+            }
+            let (_, _, gstride) = grid(groups, WORKGROUP_SIZE, max);
+            levels.push(TreeLevel {
+                first: ctx.storage_buffer("msm tree group offsets", &first)?,
+                count: ctx.storage_buffer("msm tree group sizes", &count)?,
+                out: zeroed("msm tree sums", u64::from(groups) * point_bytes)?,
+                params: ctx.uniform_buffer(
+                    "msm tree params",
+                    &AccumulateParams {
+                        row_stride: gstride,
+                        windows: 1,
+                        buckets: groups,
+                        ..accumulate
+                    },
+                ),
+                groups,
+            });
+            runs = next;
+        }
+        Ok(Scratch {
+            shape,
+            scalars: zeroed("msm scalars", u64::from(n) * 32)?,
+            digits: zeroed("msm digits", digits_n * 4)?,
+            counts: zeroed("msm bucket sizes", u64::from(slots) * 4)?,
+            cursors: zeroed("msm bucket cursors", u64::from(slots) * 4)?,
+            offsets: zeroed("msm bucket offsets", u64::from(slots) * 4)?,
+            entries: zeroed("msm entries", windows_n * 4)?,
+            sums: zeroed("msm bucket sums", u64::from(slots) * point_bytes)?,
+            chunk_counts: zeroed("msm chunk counts", u64::from(slots) * 4)?,
+            chunk_offsets: zeroed("msm chunk offsets", u64::from(slots) * 4)?,
+            chunk_hist: zeroed("msm chunk size histogram", u64::from(bins) * 4)?,
+            block_sums: zeroed(
+                "msm scan block sums",
+                u64::from(windows * scan_blocks(buckets)) * 4,
+            )?,
+            bin_offsets: zeroed("msm chunk bin offsets", u64::from(bins) * 4)?,
+            bin_cursors: zeroed("msm chunk bin cursors", u64::from(bins) * 4)?,
+            chunk_order: zeroed("msm chunk order", u64::from(chunk_slots) * 8)?,
+            partials: zeroed("msm chunk sums", u64::from(chunk_slots) * point_bytes)?,
+            seg_out: zeroed(
+                "msm segment sums",
+                u64::from(windows) * u64::from(layout.block()) * point_bytes,
+            )?,
+            // Digits, histogram scan and scatter: the digit windows, and the sets.
+            bparams: ctx.uniform_buffer(
+                "msm bucket params",
+                &BucketParams {
+                    sets,
+                    set_stride,
+                    set_windows,
+                    fold_windows,
+                    folds,
+                    load,
+                    ..bucket_params(n, stride, digit_windows, buckets)
+                },
+            ),
+            ccparams: ctx.uniform_buffer(
+                "msm chunk count params",
+                &bucket_params(n, cstride, windows, buckets),
+            ),
+            // The chunk scan: window w's chunks start at w * cap.
+            csparams: ctx.uniform_buffer(
+                "msm chunk scan params",
+                &bucket_params(cap, stride, windows, buckets),
+            ),
+            // The histogram scan: one "window" of `bins` bins.
+            hsparams: ctx
+                .uniform_buffer("msm chunk bin scan params", &bucket_params(0, 1, 1, bins)),
+            aparams: ctx.uniform_buffer("msm accumulate params", &accumulate),
+            mparams: ctx.uniform_buffer(
+                "msm combine params",
+                &AccumulateParams {
+                    row_stride: LIST_X * WORKGROUP_SIZE,
+                    stride: chunk_stride,
+                    level_mode: 2,
+                    ..accumulate
+                },
+            ),
+            combine_list: zeroed("msm combine list", (2 + u64::from(slots)) * 4)?,
+            dispatch_args: ctx.indirect_buffer(
+                "msm chunk sums dispatch",
+                3 * (1 + chunk_levels.len() as u64),
+            )?,
+            gparams: ctx.uniform_buffer(
+                "msm combine args params",
+                &ArgsParams {
+                    x_max: LIST_X,
+                    levels: chunk_levels.len() as u32,
+                    group: chunk_group,
+                    full_x: ax,
+                    full_y: ay,
+                    _pad: [0; 3],
+                },
+            ),
+            chunk_levels,
+            rparams: ctx.uniform_buffer(
+                "msm reduce params",
+                &ReduceParams {
+                    threads,
+                    row_stride: rstride,
+                    consts: self.consts,
+                    entry_identity: self.entries[0],
+                    entry_add: self.entries[2],
+                    acc_regs,
+                    buckets,
+                    segments,
+                    seg_len: (buckets - 1) / segments,
+                    bits: segments.trailing_zeros(),
+                    block: layout.block(),
+                    _pad: 0,
+                },
+            ),
+            levels,
+            left: runs,
+        })
+    }
+}

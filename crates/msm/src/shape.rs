@@ -1,0 +1,238 @@
+//! Everything about one MSM that follows from its size, its bases and its configuration:
+//! windows, buckets, chunks, reduction segments, and the rows the host combines.
+
+use ark_ff::PrimeField;
+use zkgpu_curves::GpuCurve;
+
+use crate::bases::FoldLayout;
+use crate::config::*;
+use crate::{MsmConfig, MsmError, Result, window_count};
+
+/// Everything about one MSM that follows from `n` and the configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub(crate) n: u32,
+    pub(crate) c: u32,
+    /// Windows of the scalars' digits.
+    pub(crate) digit_windows: u32,
+    /// Base sets sharing the scalars, and the points between two sets' starts (0 for one).
+    pub(crate) sets: u32,
+    pub(crate) set_stride: u32,
+    /// Bucket windows per set: the digit windows, or fewer for folded bases (digit window w
+    /// goes to bucket window `w mod fold_windows`).
+    pub(crate) set_windows: u32,
+    pub(crate) fold_windows: u32,
+    /// Levels stored per set of folded bases (1: not folded).
+    pub(crate) folds: u32,
+    /// Digit windows per bucket window at most: a bucket window holds up to `n load` entries.
+    pub(crate) load: u32,
+    /// Bucket windows: `sets x set_windows` (set k's window w is `k set_windows + w`).
+    pub(crate) windows: u32,
+    /// Per window, `2^(c-1) + 1` (bucket 0 stays empty).
+    pub(crate) buckets: u32,
+    pub(crate) slots: u32,
+    pub(crate) segments: u32,
+    pub(crate) chunk: u32,
+    /// Chunks per window at most: `sum_b ceil(s_b / L) <= n / L + (non-empty buckets)`.
+    pub(crate) cap: u32,
+    pub(crate) chunk_slots: u32,
+    /// Bound on the scalars' bit length (the field's unless configured).
+    pub(crate) scalar_bits: u32,
+    /// Partial sums per invocation and tree level: segment sums, chunk sums.
+    pub(crate) tree_group: u32,
+    pub(crate) chunk_group: u32,
+}
+
+impl Shape {
+    /// The shape for `n` points. Without a configured window width, the default is narrowed
+    /// until every working buffer fits in `max_binding` bytes (WebGPU's and lavapipe's 128 MiB
+    /// would not hold the bucket sums of 2^18 G1 points with 15-bit windows).
+    /// Folded bases fix the width to theirs.
+    pub(crate) fn new<C: GpuCurve>(
+        n: usize,
+        sets: (u32, u32),
+        fold: Option<FoldLayout>,
+        config: MsmConfig,
+        max_binding: u64,
+    ) -> Result<Self> {
+        let mut shape = Self::with_window::<C>(n, sets, fold, config)?;
+        if config.window_bits.is_none() && fold.is_none() {
+            while shape.largest_buffer::<C>() > max_binding && shape.c > 2 {
+                let narrower = MsmConfig {
+                    window_bits: Some(shape.c - 1),
+                    ..config
+                };
+                shape = Self::with_window::<C>(n, sets, fold, narrower)?;
+            }
+        }
+        // The reduction's outputs grow with the segments (one row per bit of the segment
+        // index): fewer segments where they would not fit one binding.
+        if config.reduce_segments.is_none() {
+            while shape.seg_out_bytes::<C>() > max_binding && shape.segments > 1 {
+                shape.segments /= 2;
+            }
+        }
+        Ok(shape)
+    }
+
+    /// Bytes of the reduction's outputs: each window's block of rows ([`RowLayout`]).
+    pub(crate) fn seg_out_bytes<C: GpuCurve>(&self) -> u64 {
+        u64::from(self.windows)
+            * u64::from(RowLayout::new(self.segments, self.windows).block())
+            * C::acc_words() as u64
+            * 4
+    }
+
+    /// Bytes of the largest working buffer.
+    pub(crate) fn largest_buffer<C: GpuCurve>(&self) -> u64 {
+        let point = C::acc_words() as u64 * 4;
+        let sums = u64::from(self.slots) * point;
+        let partials = u64::from(self.chunk_slots) * point;
+        let entries = u64::from(self.windows) * u64::from(self.n) * u64::from(self.load) * 4;
+        sums.max(partials).max(entries)
+    }
+
+    pub(crate) fn with_window<C: GpuCurve>(
+        n: usize,
+        sets: (u32, u32),
+        fold: Option<FoldLayout>,
+        config: MsmConfig,
+    ) -> Result<Self> {
+        let (sets, set_stride) = sets;
+        let folds = fold.map_or(1, |f| f.folds);
+        let set_stride = if sets > 1 || folds > 1 { set_stride } else { 0 };
+        let c = match (fold, config.window_bits) {
+            (Some(f), Some(c)) if c != f.c => {
+                return Err(MsmError::Config(format!(
+                    "window_bits {c}: these bases were folded for {}-bit windows",
+                    f.c
+                )));
+            }
+            (Some(f), _) => f.c,
+            (None, c) => c.unwrap_or_else(|| default_window_bits(n)),
+        };
+        if !(2..=MAX_WINDOW_BITS).contains(&c) {
+            return Err(MsmError::Config(format!(
+                "window_bits {c} is outside 2..={MAX_WINDOW_BITS}"
+            )));
+        }
+        let n =
+            u32::try_from(n).map_err(|_| MsmError::Config(format!("{n} points exceed 2^32")))?;
+        let field_bits = C::Scalar::MODULUS_BIT_SIZE;
+        let bits = config.scalar_bits.unwrap_or(field_bits);
+        if !(1..=field_bits).contains(&bits) {
+            return Err(MsmError::Config(format!(
+                "scalar_bits {bits} is outside 1..={field_bits}"
+            )));
+        }
+        let digit_windows = window_count(bits, c);
+        let fold_windows = fold.map_or(digit_windows, |f| f.fold_windows);
+        let set_windows = digit_windows.min(fold_windows);
+        let load = digit_windows.div_ceil(fold_windows);
+        debug_assert!(
+            load <= folds,
+            "folded for fewer windows than the scalars have"
+        );
+        let windows = set_windows
+            .checked_mul(sets.max(1))
+            .ok_or_else(|| MsmError::Config(format!("{sets} base sets are too many")))?;
+        // Entries of one bucket window (and of all of them, indexed by u32 in the kernels).
+        let window_entries = n
+            .checked_mul(load)
+            .filter(|e| u64::from(*e) * u64::from(windows) <= u64::from(u32::MAX))
+            .ok_or_else(|| {
+                MsmError::Config(format!("{n} points x {digit_windows} windows exceed 2^32"))
+            })?;
+        let buckets = (1u32 << (c - 1)) + 1;
+        let per_window = buckets - 1;
+        // Per window as for one set: the reduction is latency-bound, so more sets' windows
+        // run in the time of one.
+        let segments = config
+            .reduce_segments
+            .unwrap_or_else(|| default_reduce_segments(per_window, set_windows));
+        if !segments.is_power_of_two() || segments > per_window {
+            return Err(MsmError::Config(format!(
+                "reduce_segments {segments} must be a power of two up to {per_window}"
+            )));
+        }
+        let tree_group = config.tree_group.unwrap_or(DEFAULT_TREE_GROUP);
+        let chunk_group = config
+            .chunk_group
+            .unwrap_or_else(|| default_chunk_group(C::DEGREE));
+        for (name, g) in [("tree_group", tree_group), ("chunk_group", chunk_group)] {
+            if !(2..=1024).contains(&g) {
+                return Err(MsmError::Config(format!("{name} {g} is outside 2..=1024")));
+            }
+        }
+        // From the points, not a folded window's entries: the chunks then number as many as
+        // without folding (each bucket gets more of them), and so do the accumulation's
+        // invocations (on the H100, chunks from the folded window's mean bucket made about a
+        // tenth as many chunks for 2^16 G1 points and doubled the accumulation time).
+        let entries = u64::from(window_entries) * u64::from(windows);
+        let chunk = config
+            .chunk
+            .unwrap_or_else(|| default_chunk(n as usize, c, entries));
+        if chunk == 0 {
+            return Err(MsmError::Config("chunk must be at least 1".into()));
+        }
+        let cap = window_entries.div_ceil(chunk) + buckets;
+        let chunk_slots = u32::try_from(u64::from(windows) * u64::from(cap))
+            .map_err(|_| MsmError::Config(format!("{windows} x {cap} chunks exceed 2^32")))?;
+        let slots = windows.checked_mul(buckets).ok_or_else(|| {
+            MsmError::Config(format!("{windows} x {buckets} buckets exceed 2^32"))
+        })?;
+        Ok(Self {
+            n,
+            c,
+            digit_windows,
+            sets: sets.max(1),
+            set_stride,
+            set_windows,
+            fold_windows,
+            folds,
+            load,
+            windows,
+            buckets,
+            slots,
+            segments,
+            chunk,
+            cap,
+            chunk_slots,
+            scalar_bits: bits,
+            tree_group,
+            chunk_group,
+        })
+    }
+}
+
+/// Reduction sums that the host adds up per MSM part, at most (all windows' rows together,
+/// [`RowLayout`]); the GPU sums longer rows in tree levels first. A level is a few serial
+/// additions at low occupancy (about 0.17 ms for G1 and 0.56 ms for G2 on the H100), while
+/// the host's time grows with the sums it gets: with 64 per row, three sets of 16 windows
+/// left it 18,432 sums and 30 ms (docs/PERFORMANCE.md).
+pub(crate) const HOST_SUMS: u32 = 1024;
+
+/// The rows of one window's block of reduction outputs (`msm_reduce_segments`): row 0 holds
+/// every segment's weighted sum `S_t`, row `i + 1` the plain sums `R_t` of the segments whose
+/// index has bit `i` set (`segments / 2` of them).
+#[derive(Clone, Debug)]
+pub(crate) struct RowLayout {
+    pub(crate) rows: Vec<u32>,
+    /// Sums per row the tree levels stop at: about [`HOST_SUMS`] over all `windows`.
+    pub(crate) target: u32,
+}
+
+impl RowLayout {
+    pub(crate) fn new(segments: u32, windows: u32) -> Self {
+        let bits = segments.trailing_zeros();
+        let mut rows = vec![segments];
+        rows.extend((0..bits).map(|_| segments / 2));
+        let target = (HOST_SUMS / (windows.max(1) * rows.len() as u32)).max(1);
+        Self { rows, target }
+    }
+
+    /// Points per window's block.
+    pub(crate) fn block(&self) -> u32 {
+        self.rows.iter().sum()
+    }
+}

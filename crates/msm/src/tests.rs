@@ -1,0 +1,150 @@
+//! Unit tests of the MSM's shape arithmetic and defaults (no GPU).
+
+use super::*;
+use crate::bases::part_len;
+use crate::shape::{HOST_SUMS, RowLayout, Shape};
+use zkgpu_curves::Bls12_381G1;
+use zkgpu_curves::GpuCurve;
+
+#[test]
+fn default_segments_and_chunks() {
+    // About 16,384 segments in all, at least 4 buckets each.
+    assert_eq!(default_reduce_segments(1 << 15, 1), 8192);
+    assert_eq!(default_reduce_segments(1 << 19, 1), 16_384);
+    assert_eq!(default_reduce_segments(1 << 15, 16), 1024);
+    assert_eq!(default_reduce_segments(1 << 12, 20), 512);
+    assert_eq!(default_reduce_segments(8, 1), 2);
+    assert_eq!(default_reduce_segments(2, 1), 1);
+    // Four times the mean bucket, floored by entries / 2^18 within 16..=48, at most 192:
+    // 2^16 and 2^20 G1 points folded (16 and 13 levels), 2^24 unfolded (16 windows).
+    assert_eq!(default_chunk(1 << 16, 16, 1 << 20), 16);
+    assert_eq!(default_chunk(1 << 20, 20, 13 << 20), 48);
+    assert_eq!(default_chunk(1 << 20, 16, 16 << 20), 128);
+    assert_eq!(default_chunk(1 << 24, 16, 16 << 24), MAX_DEFAULT_CHUNK);
+    assert_eq!(default_chunk(1000, 8, 32_000), 32);
+}
+
+#[test]
+fn parts_fit_the_binding_limit() {
+    fn check_sets<C: GpuCurve>(max_binding: u64, sets: usize, expect: usize) {
+        let len = part_len::<C>(max_binding, sets);
+        assert_eq!(len, expect, "{} x {sets} in {max_binding} bytes", C::ID);
+        let layout = (sets as u32, len as u32);
+        let shape = Shape::new::<C>(len, layout, None, MsmConfig::default(), max_binding).unwrap();
+        assert!(shape.largest_buffer::<C>() <= max_binding, "{shape:?}");
+        assert_eq!(shape.windows, sets as u32 * shape.digit_windows);
+        assert_eq!(shape.set_windows, shape.digit_windows);
+        let bytes = (sets * len) as u64 * C::affine_packed_words() as u64 * 4;
+        assert!(bytes <= max_binding);
+    }
+    fn check<C: GpuCurve>(max_binding: u64, expect: usize) {
+        check_sets::<C>(max_binding, 1, expect);
+    }
+    // WebGPU's default 128 MiB: packed points of 96 bytes (G1) and 192 (G2); for
+    // ed-on-bls12-377 (64 bytes) a working buffer reaches the limit first.
+    check::<Bls12_381G1>(128 << 20, 1_398_101);
+    check::<zkgpu_curves::Bls12_381G2>(128 << 20, 699_050);
+    check::<zkgpu_curves::EdOnBls12_377>(128 << 20, 1_048_576);
+    // 4 GiB bindings: 2^26 G1 points in two parts.
+    check::<Bls12_381G1>(4 << 30, 44_739_242);
+    // The u32 index bound.
+    assert_eq!(part_len::<Bls12_381G1>(u64::MAX, 1), 1 << 31);
+    // Three sets (Groth16's A, B in G1, L): a third of the points per part, the entries
+    // of 3 x 16 windows within the limit.
+    check_sets::<Bls12_381G1>(128 << 20, 3, 466_033);
+    check_sets::<Bls12_381G1>(4 << 30, 3, 14_913_080);
+}
+
+#[test]
+fn folded_default_window_is_about_log2_n_when_every_window_folds() {
+    type G1 = Bls12_381G1;
+    let big = 1u64 << 40;
+    // 2^20 points, all 13 windows of 20 bits folded: c = 20; fewer levels: the plain width.
+    assert_eq!(default_folded_window_bits::<G1>(1 << 20, 32, 1, big), 20);
+    assert_eq!(default_folded_window_bits::<G1>(1 << 20, 13, 3, big), 20);
+    assert_eq!(
+        default_folded_window_bits::<G1>(1 << 20, 12, 1, big),
+        default_window_bits(1 << 20)
+    );
+    assert_eq!(default_folded_window_bits::<G1>(1 << 16, 32, 1, big), 16);
+    assert_eq!(default_folded_window_bits::<G1>(1 << 26, 32, 1, big), 20);
+    assert_eq!(default_folded_window_bits::<G1>(20, 32, 1, big), 3);
+    // A 128 MiB binding cannot hold the 2^19 + 1 G1 bucket sums of c = 20.
+    let small = 128 << 20;
+    let c = default_folded_window_bits::<G1>(1 << 20, 32, 1, small);
+    assert!(c < 20, "{c}");
+    assert!(((1u64 << (c - 1)) + 1) * G1::acc_words() as u64 * 4 <= small);
+}
+
+#[test]
+fn reduction_rows_fit_small_bindings() {
+    use zkgpu_curves::{Bls12_381G2, EdOnBls12_377};
+    fn check<C: GpuCurve>() {
+        let limit = 128 << 20;
+        for log_n in [5, 10, 16, 20, 22] {
+            for sets in [1, 3] {
+                for (c, segments) in [(None, None), (Some(4), None), (Some(6), Some(2))] {
+                    let config = MsmConfig {
+                        window_bits: c,
+                        reduce_segments: segments,
+                        ..MsmConfig::default()
+                    };
+                    let shape =
+                        Shape::new::<C>(1 << log_n, (sets, 1 << log_n), None, config, limit)
+                            .unwrap();
+                    assert!(shape.seg_out_bytes::<C>() <= limit, "{shape:?}");
+                    assert!(shape.segments >= 1 && shape.segments.is_power_of_two());
+                    if let Some(k) = segments {
+                        assert_eq!(shape.segments, k);
+                    }
+                }
+            }
+        }
+    }
+    check::<Bls12_381G1>();
+    check::<Bls12_381G2>();
+    check::<EdOnBls12_377>();
+    // Three G2 sets of 2^16 points: under 128 MiB the default segment count halves (66
+    // windows of 512 segments would need 178 MB of rows); without a limit it does not.
+    let n = 1 << 16;
+    let shape = |limit| {
+        Shape::new::<Bls12_381G2>(n, (3, n as u32), None, MsmConfig::default(), limit).unwrap()
+    };
+    let (small, wide) = (shape(128 << 20), shape(u64::MAX));
+    assert!(small.segments < wide.segments, "{small:?} {wide:?}");
+    assert!(small.seg_out_bytes::<Bls12_381G2>() <= 128 << 20);
+    // Row 0 holds every segment's sum, then one row per bit of the segment index.
+    let rows = RowLayout::new(16, 1);
+    assert_eq!(rows.rows, [16, 8, 8, 8, 8]);
+    assert_eq!(rows.block(), 48);
+    assert_eq!(rows.target, HOST_SUMS / 5);
+    assert_eq!(RowLayout::new(1, 2).rows, [1]);
+    // Many windows: the host's share stays near HOST_SUMS (one sum per row at least).
+    assert_eq!(RowLayout::new(1024, 16).target, HOST_SUMS / (16 * 11));
+    assert_eq!(RowLayout::new(1024, 48).target, 1);
+}
+
+#[test]
+fn default_windows_narrow_to_fit_small_bindings() {
+    let n = 1 << 18;
+    let wide = Shape::new::<Bls12_381G1>(n, (1, 0), None, MsmConfig::default(), u64::MAX).unwrap();
+    let limit = 128 << 20;
+    let narrow = Shape::new::<Bls12_381G1>(n, (1, 0), None, MsmConfig::default(), limit).unwrap();
+    assert!(wide.largest_buffer::<Bls12_381G1>() > limit, "{wide:?}");
+    assert!(narrow.c < wide.c, "{narrow:?}");
+    assert!(
+        narrow.largest_buffer::<Bls12_381G1>() <= limit,
+        "{narrow:?}"
+    );
+    // A configured width is kept (the allocation then reports BufferTooLarge).
+    let fixed = MsmConfig {
+        window_bits: Some(wide.c),
+        ..MsmConfig::default()
+    };
+    assert_eq!(
+        Shape::new::<Bls12_381G1>(n, (1, 0), None, fixed, limit)
+            .unwrap()
+            .c,
+        wide.c
+    );
+}
