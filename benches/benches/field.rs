@@ -6,8 +6,9 @@ use ark_bls12_381::Fq;
 use ark_ff::UniformRand;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use criterion::{Criterion, criterion_group, criterion_main};
+use zkgpu_kernels::field::{FieldKernels, FieldOp};
 use zkgpu_limbs::encode_slice;
-use zkgpu_runtime::field::{FieldKernels, FieldOp};
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{Checks, GpuContext};
 use zkgpu_shaders::FieldModule;
 
@@ -30,19 +31,21 @@ fn bench(c: &mut Criterion) {
     let (ea, eb) = (encode_slice(&a), encode_slice(&b));
     let k = FieldKernels::new(&ctx, FieldModule::Bls12_381Fq);
     // Build the pipeline before timing.
-    k.run_blocking(
+    k.run(
         FieldOp::MulChain { reps },
         &ea[..30],
         &eb[..30],
         Checks::Default,
     )
+    .block_on()
     .unwrap();
 
     let mut g = c.benchmark_group("field/bls12_381_fq");
     g.sample_size(10);
     g.bench_function(format!("gpu/mul_chain/2^{log_n}"), |bench| {
         bench.iter(|| {
-            k.run_blocking(FieldOp::MulChain { reps }, &ea, &eb, Checks::Default)
+            k.run(FieldOp::MulChain { reps }, &ea, &eb, Checks::Default)
+                .block_on()
                 .unwrap()
         });
     });

@@ -1,5 +1,5 @@
 //! `msm/<group>/{gpu,ark}/<distribution>/2^k`: one MSM against prepared bases, end to end from
-//! arkworks scalars in host memory to the arkworks result (`GpuMsm::msm_prepared`), beside
+//! arkworks scalars in host memory to the arkworks result (`GpuMsm::run`), beside
 //! arkworks' `VariableBaseMSM::msm` on the same bases and scalars on the machine's CPU threads.
 //!
 //! `ZKGPU_BENCH_LOG_N` (comma-separated, default `10`; `16,20` on a real GPU) picks the sizes,
@@ -16,7 +16,9 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rayon::prelude::*;
 use zkgpu_benches::env_list;
 use zkgpu_curves::GpuCurve;
-use zkgpu_msm::{GpuMsm, MsmConfig};
+use zkgpu_msm::GpuMsm;
+use zkgpu_msm::{MsmOutput, MsmRequest};
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::GpuContext;
 
 /// `n` distinct bases: runs of `P, P + G, P + 2G, ...` from random starts, normalized.
@@ -62,14 +64,18 @@ where
                 .collect();
             let want = C::Projective::msm(&bases, &scalars).unwrap();
             let got = msm
-                .msm_prepared_blocking(&prepared, &scalars, MsmConfig::default())
+                .run(MsmRequest::new(&prepared, &scalars))
+                .block_on()
+                .and_then(MsmOutput::sum)
                 .unwrap();
             assert_eq!(got, want, "{name} 2^{log_n} {dist}: GPU result differs");
             g.bench_function(
                 BenchmarkId::new(format!("gpu/{dist}"), format!("2^{log_n}")),
                 |b| {
                     b.iter(|| {
-                        msm.msm_prepared_blocking(&prepared, &scalars, MsmConfig::default())
+                        msm.run(MsmRequest::new(&prepared, &scalars))
+                            .block_on()
+                            .and_then(MsmOutput::sum)
                             .unwrap()
                     });
                 },

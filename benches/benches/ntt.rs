@@ -17,11 +17,12 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use zkgpu_benches::env_list;
 use zkgpu_ntt::{Direction, GpuNtt, NttField};
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::GpuContext;
 
 fn field<F: NttField>(c: &mut Criterion, ctx: &GpuContext, name: &str, sizes: &[u32]) {
     let ntt = GpuNtt::<F>::new(ctx);
-    ntt.warm_up_blocking().unwrap();
+    ntt.warm_up().block_on().unwrap();
     let mut g = c.benchmark_group(format!("ntt/{name}"));
     g.sample_size(10);
     for &log_n in sizes {
@@ -43,23 +44,23 @@ fn field<F: NttField>(c: &mut Criterion, ctx: &GpuContext, name: &str, sizes: &[
             let mut want = input.clone();
             cpu(&mut want);
             let mut dv = ntt.upload(&input).unwrap();
-            ntt.transform_blocking(&mut dv, &dom, dir).unwrap();
+            ntt.transform(&mut dv, &dom, dir).block_on().unwrap();
             assert_eq!(
-                ntt.download_blocking(&dv, 0).unwrap(),
+                ntt.download(&dv, 0).block_on().unwrap(),
                 want,
                 "{name} {what} 2^{log_n}: GPU result differs"
             );
             g.bench_function(BenchmarkId::new(format!("gpu/{what}"), &size), |b| {
                 b.iter(|| {
                     let mut dv = ntt.upload(&input).unwrap();
-                    ntt.transform_blocking(&mut dv, &dom, dir).unwrap();
-                    ntt.download_blocking(&dv, 0).unwrap()
+                    ntt.transform(&mut dv, &dom, dir).block_on().unwrap();
+                    ntt.download(&dv, 0).block_on().unwrap()
                 });
             });
             g.bench_function(
                 BenchmarkId::new(format!("gpu_resident/{what}"), &size),
                 |b| {
-                    b.iter(|| ntt.transform_blocking(&mut dv, &dom, dir).unwrap());
+                    b.iter(|| ntt.transform(&mut dv, &dom, dir).block_on().unwrap());
                 },
             );
             g.bench_function(BenchmarkId::new(format!("ark/{what}"), &size), |b| {

@@ -1,21 +1,40 @@
 //! Validates every shipped WGSL module with naga, using WebGPU's capabilities (none beyond the
-//! core language), so a shader error fails `cargo build` with the file and line it came from.
+//! core language), so a shader error fails `cargo build` with the file and line it came from;
+//! then writes the Rust side of the shaders' contract (binding numbers by name, uniform
+//! structs) from naga's reflection of the same modules (build/contract.rs).
 
 #![allow(clippy::print_stdout)]
 
 #[path = "src/compose.rs"]
 #[allow(dead_code)]
 mod compose;
+#[path = "build/contract.rs"]
+mod contract;
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn main() {
     println!("cargo:rerun-if-changed=../../shaders");
     println!("cargo:rerun-if-changed=src/compose.rs");
+    println!("cargo:rerun-if-changed=build");
     let mut errors = Vec::new();
+    let mut contract = contract::Contract::default();
     for m in compose::all() {
-        if let Err(e) = validate(&m) {
-            errors.push(e);
+        match validate(&m) {
+            Ok(module) => {
+                let kernel = m.name.split('/').next().unwrap_or(&m.name);
+                let origin = format!("shaders/kernels/{kernel}.wgsl");
+                let own: String = m
+                    .parts
+                    .iter()
+                    .filter(|p| p.origin == origin)
+                    .map(|p| p.text.as_str())
+                    .collect();
+                if let Err(e) = contract.add(&m.name, &own, &module) {
+                    errors.push(e);
+                }
+            }
+            Err(e) => errors.push(e),
         }
     }
     if !errors.is_empty() {
@@ -28,9 +47,11 @@ fn main() {
         );
         std::process::exit(1);
     }
+    let out = std::path::Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("contract.rs");
+    std::fs::write(&out, contract.rust()).expect("write contract.rs");
 }
 
-fn validate(m: &compose::Composed) -> Result<(), String> {
+fn validate(m: &compose::Composed) -> Result<naga::Module, String> {
     let src = m.source();
     let where_ = |line: Option<u32>| match line.and_then(|l| m.locate(l as usize)) {
         Some((origin, line)) => format!("{origin}:{line}"),
@@ -63,5 +84,5 @@ fn validate(m: &compose::Composed) -> Result<(), String> {
             ));
         }
     }
-    Ok(())
+    Ok(module)
 }

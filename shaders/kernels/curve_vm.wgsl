@@ -28,7 +28,8 @@ struct VmParams {
 }
 
 // Tuning knob: invocations per workgroup.
-override WORKGROUP_SIZE: u32 = 64u;
+// Set by the pipeline (the Rust caller's one WORKGROUP_SIZE), which also sizes the grid.
+override WORKGROUP_SIZE: u32;
 
 @group(0) @binding(1) var<storage, read> vm_init: array<u32>;
 @group(0) @binding(2) var<storage, read> vm_stream: array<u32>;

@@ -14,7 +14,8 @@ struct FieldOpsParams {
 }
 
 // Tuning knob: invocations per workgroup.
-override WORKGROUP_SIZE: u32 = 64u;
+// Set by the pipeline (the Rust caller's one WORKGROUP_SIZE), which also sizes the grid.
+override WORKGROUP_SIZE: u32;
 
 @group(0) @binding(0) var<storage, read> in_a: array<u32>;
 @group(0) @binding(1) var<storage, read> in_b: array<u32>;
@@ -130,7 +131,7 @@ fn field_eq(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // a b^reps: `reps` dependent multiplications through one call site inside a loop whose trip
-// count is a uniform (the shape that compiles fast on NVIDIA; shared/gpu/README.md). The
+// count is a uniform (the shape that compiles fast on NVIDIA; docs/gpu.md). The
 // loop terminates: `k` rises by one per iteration up to the uniform `params.reps`.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn field_mul_chain(@builtin(global_invocation_id) gid: vec3<u32>) {

@@ -26,14 +26,16 @@ struct AccumulateParams {
     chunk: u32,
     // msm_combine_chunks: the `add` entry point, the distance between the partial sums it
     // adds (group^level), the group size of a level, and the mode: 0 sums each bucket's
-    // partials into bucket_sums, 1 runs one level of the tree over large buckets' chunks.
+    // partials into bucket_sums, 1 runs one level of the tree over large buckets' chunks,
+    // 2 is mode 0 over the listed buckets only (msm_combine_chunks says more).
     entry_add: u32,
     stride: u32,
     group: u32,
     level_mode: u32,
 }
 
-override WORKGROUP_SIZE: u32 = 64u;
+// Set by the pipeline (the Rust caller's one WORKGROUP_SIZE), which also sizes the grid.
+override WORKGROUP_SIZE: u32;
 
 @group(0) @binding(1) var<storage, read> bases: array<u32>;
 @group(0) @binding(2) var<storage, read> entries: array<u32>;

@@ -63,7 +63,8 @@ struct BucketParams {
     modulus: array<vec4<u32>, 2>,
 }
 
-override WORKGROUP_SIZE: u32 = 64u;
+// Set by the pipeline (the Rust caller's one WORKGROUP_SIZE), which also sizes the grid.
+override WORKGROUP_SIZE: u32;
 const SCAN_THREADS: u32 = 256u;
 
 @group(0) @binding(0) var<storage, read> scalars: array<u32>;

@@ -17,7 +17,10 @@ struct ScalarParams {
 // The MSM's BucketParams, whose first two fields these are.
 @group(0) @binding(5) var<uniform> sp: ScalarParams;
 
-@compute @workgroup_size(64)
+// Set by the pipeline: the MSM's WORKGROUP_SIZE, which also sizes the grid.
+override WORKGROUP_SIZE: u32;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_scalars_from_montgomery(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x + gid.y * sp.row_stride;
     if (i >= sp.n) {

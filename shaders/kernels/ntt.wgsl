@@ -177,7 +177,7 @@ fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Fe {
     return r;
 }
 
-@compute @workgroup_size(128)
+@compute @workgroup_size(NTT_WG)
 fn ntt_pass(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(local_invocation_index) t: u32,

@@ -63,8 +63,11 @@ fn ew_store(e: u32, x: Fe) {
     }
 }
 
+// Invocations per workgroup (the Rust caller sizes its grid by this).
+const EW_WG: u32 = 256u;
+
 // Elementwise kernels of the witness map. One multiplication site, run once or twice.
-@compute @workgroup_size(256)
+@compute @workgroup_size(EW_WG)
 fn ntt_elementwise(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x + gid.y * ew.grid_x * 256u;
     if (i >= ew.len) {

@@ -11,7 +11,8 @@ use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use web_time::Instant;
 use zkgpu_curves::{Bls12_381G1, GpuCurve};
-use zkgpu_msm::{GpuMsm, MsmConfig};
+use zkgpu_msm::GpuMsm;
+use zkgpu_msm::{MsmOutput, MsmRequest};
 use zkgpu_ntt::GpuNtt;
 use zkgpu_runtime::GpuContext;
 
@@ -127,14 +128,16 @@ pub async fn run_suite(ctx: &GpuContext, log_msm: u32, log_ntt: u32) -> Result<R
     let prepared = msm.prepare(&bases).map_err(|e| e.to_string())?;
     let t = Instant::now();
     let first = msm
-        .msm_prepared(&prepared, &scalars, MsmConfig::default())
+        .run(MsmRequest::new(&prepared, &scalars))
         .await
+        .and_then(MsmOutput::sum)
         .map_err(|e| e.to_string())?;
     let first_ms = ms(t);
     let t = Instant::now();
     let second = msm
-        .msm_prepared(&prepared, &scalars, MsmConfig::default())
+        .run(MsmRequest::new(&prepared, &scalars))
         .await
+        .and_then(MsmOutput::sum)
         .map_err(|e| e.to_string())?;
     let gpu_ms = ms(t);
     let t = Instant::now();

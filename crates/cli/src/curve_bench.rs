@@ -13,8 +13,8 @@ use zkgpu_curves::{
     Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve, decode_projective,
     encode_affine_packed, encode_projective,
 };
-use zkgpu_runtime::curve::{CurveVm, VmJob};
-use zkgpu_runtime::field::FieldKernels;
+use zkgpu_kernels::curve::{CurveVm, VmJob};
+use zkgpu_kernels::field::FieldKernels;
 use zkgpu_runtime::{Checks, GpuContext};
 
 use crate::ChecksArg;

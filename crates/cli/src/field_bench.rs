@@ -7,14 +7,14 @@ use ark_ff::{Field, UniformRand};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
+use zkgpu_kernels::field::{FieldKernels, FieldOp};
 use zkgpu_limbs::{LimbEncode, decode_slice, encode_slice};
-use zkgpu_runtime::field::{FieldKernels, FieldOp};
 use zkgpu_runtime::{Checks, GpuContext};
 use zkgpu_shaders::FieldModule;
 
 use crate::ChecksArg;
 
-/// The measured ceiling of BLS12-381 Fq multiplications on the H100 (shared/gpu/README.md).
+/// The measured ceiling of BLS12-381 Fq multiplications on the H100 (docs/gpu.md).
 pub const H100_FQ_CEILING: f64 = 8.87e9;
 /// The measured u32 multiply-add peak of the H100.
 pub const H100_MULADD_PEAK: f64 = 16.45e12;

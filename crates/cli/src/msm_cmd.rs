@@ -2,6 +2,8 @@
 //! with a per-stage breakdown. Exits non-zero when the results differ.
 
 use std::time::Instant;
+use zkgpu_msm::{MsmOutput, MsmRequest};
+use zkgpu_runtime::BlockOn;
 
 use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
 use ark_ff::{PrimeField, UniformRand};
@@ -75,7 +77,7 @@ pub struct MsmArgs {
     /// Timed GPU runs after a warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
-    /// Base sets sharing the scalars (`GpuMsm::msm_sets`, as Groth16's A, B and L): times one
+    /// Base sets sharing the scalars (one `GpuMsm::run` over prepared sets, as Groth16's A, B and L): times one
     /// MSM over this many sets of n points against as many separate MSMs, in the same run,
     /// and checks every set against arkworks.
     #[arg(long, default_value_t = 1)]
@@ -134,13 +136,14 @@ fn prepare_folded<C: GpuCurve>(
         0 => msm.folds_in_one_part(len, sets.len()),
         f => f,
     };
-    msm.prepare_sets_folded_blocking(
+    msm.prepare_sets_folded(
         sets,
         Fold {
             folds,
             window_bits: args.window_bits,
         },
     )
+    .block_on()
 }
 
 /// The per-stage table of one MSM's timings, in ms.
@@ -227,18 +230,29 @@ where
     let prepare_s = t.elapsed().as_secs_f64();
     let config = config_of(args);
     eprintln!("warm-up (builds the pipelines) ...");
-    let (gpu_result, _) = msm.msm_prepared_timed_blocking(&prepared, &scalars, config)?;
+    let (gpu_result, _) = msm
+        .run(MsmRequest::new(&prepared, &scalars).config(config).timed())
+        .block_on()
+        .and_then(MsmOutput::sum_timed)?;
     let t = Instant::now();
     while t.elapsed().as_millis() < u128::from(args.clock_warmup_ms) {
-        msm.msm_prepared_blocking(&prepared, &scalars, config)?;
+        msm.run(MsmRequest::new(&prepared, &scalars).config(config))
+            .block_on()
+            .and_then(MsmOutput::sum)?;
     }
     // End to end without timestamp queries (what users call), then the stage profile.
     let mut runs: Vec<(f64, MsmTimings)> = Vec::new();
     for _ in 0..args.runs.max(1) {
         let t = Instant::now();
-        let r = msm.msm_prepared_blocking(&prepared, &scalars, config)?;
+        let r = msm
+            .run(MsmRequest::new(&prepared, &scalars).config(config))
+            .block_on()
+            .and_then(MsmOutput::sum)?;
         let wall = t.elapsed().as_secs_f64();
-        let (r2, timings) = msm.msm_prepared_timed_blocking(&prepared, &scalars, config)?;
+        let (r2, timings) = msm
+            .run(MsmRequest::new(&prepared, &scalars).config(config).timed())
+            .block_on()
+            .and_then(MsmOutput::sum_timed)?;
         runs.push((wall, timings));
         if r != gpu_result || r2 != gpu_result {
             return Err("GPU results differ between runs".into());
@@ -336,23 +350,38 @@ where
     let config = config_of(args);
     let words = zkgpu_msm::PreparedScalars::new(scalars);
     eprintln!("warm-up (builds the pipelines) ...");
-    let (gpu_result, _) = msm.msm_sets_timed_blocking(&together, scalars, config)?;
+    let (gpu_result, _) = msm
+        .run(MsmRequest::new(&together, scalars).config(config).timed())
+        .block_on()
+        .map(MsmOutput::sums_timed)?;
     let t = Instant::now();
     while t.elapsed().as_millis() < u128::from(args.clock_warmup_ms) {
-        msm.msm_sets_blocking(&together, words.all(), config)?;
+        msm.run(MsmRequest::new(&together, words.all()).config(config))
+            .block_on()
+            .map(MsmOutput::into_sums)?;
     }
     let mut runs: Vec<(f64, f64, MsmTimings)> = Vec::new();
     for _ in 0..args.runs.max(1) {
         let t = Instant::now();
-        let r = msm.msm_sets_blocking(&together, words.all(), config)?;
+        let r = msm
+            .run(MsmRequest::new(&together, words.all()).config(config))
+            .block_on()
+            .map(MsmOutput::into_sums)?;
         let wall = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let mut one_by_one = Vec::new();
         for p in &separate {
-            one_by_one.push(msm.msm_prepared_scalars_blocking(p, words.all(), config)?);
+            one_by_one.push(
+                msm.run(MsmRequest::new(p, words.all()).config(config))
+                    .block_on()
+                    .and_then(MsmOutput::sum)?,
+            );
         }
         let wall_separate = t.elapsed().as_secs_f64();
-        let (_, timings) = msm.msm_sets_timed_blocking(&together, scalars, config)?;
+        let (_, timings) = msm
+            .run(MsmRequest::new(&together, scalars).config(config).timed())
+            .block_on()
+            .map(MsmOutput::sums_timed)?;
         runs.push((wall, wall_separate, timings));
         if r != gpu_result || one_by_one != gpu_result {
             return Err("GPU results differ between runs or between the two ways".into());

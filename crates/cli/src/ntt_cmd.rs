@@ -2,6 +2,7 @@
 //! Exits non-zero when any result differs.
 
 use std::time::Instant;
+use zkgpu_runtime::BlockOn;
 
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
@@ -102,7 +103,7 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
     let ntt = &engines[0].1;
     println!("data pages: up to 2^{} elements each", ntt.page_log());
     let t = Instant::now();
-    for (entry, s) in ntt.warm_up_blocking()? {
+    for (entry, s) in ntt.warm_up().block_on()? {
         println!("pipeline {entry}: {:.3} s", s);
     }
     println!("pipelines total: {:.3} s", t.elapsed().as_secs_f64());
@@ -171,9 +172,9 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
                     // The upload is flushed by the transform's first submit: its time is
                     // up to the transform's start (host packing into staging, buffers).
                     let up = t.elapsed().as_secs_f64();
-                    let k = ntt.transform_timed_blocking(dv, &d, dir)?;
+                    let k = ntt.transform_timed(dv, &d, dir).block_on()?;
                     let t_down = Instant::now();
-                    let got = ntt.download_blocking(dv, 0)?;
+                    let got = ntt.download(dv, 0).block_on()?;
                     let down = t_down.elapsed().as_secs_f64();
                     let total = t.elapsed().as_secs_f64();
                     ok &= got == want;
@@ -191,7 +192,7 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
                 if args.back_to_back > 0 {
                     let mut dv = ntt.upload(&input)?;
                     for _ in 0..args.back_to_back {
-                        busy.push(ntt.transform_timed_blocking(&mut dv, &d, dir)?);
+                        busy.push(ntt.transform_timed(&mut dv, &d, dir).block_on()?);
                     }
                 }
                 let busy = if busy.is_empty() {

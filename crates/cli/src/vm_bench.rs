@@ -6,8 +6,8 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::Args;
 use zkgpu_curves::Bls12_381G1;
 use zkgpu_curves::vm::{Asm, Program, Reg};
+use zkgpu_kernels::curve::{CurveVm, VmJob};
 use zkgpu_limbs::encode_slice;
-use zkgpu_runtime::curve::{CurveVm, VmJob};
 use zkgpu_runtime::{Checks, GpuContext};
 
 type Fq = ark_bls12_381::Fq;

@@ -66,8 +66,8 @@ fq2_coord!(ark_bls12_377::Fq2, ark_bls12_377::Fq);
 ///
 /// Points cross to the GPU as base-field registers: an affine point is `x, y` (arkworks'
 /// identity encodings kept: `(0, 0)` on the Weierstrass curves, `(0, 1)` on ed-on-bls12-377),
-/// an accumulator is 4 coordinates (XYZZ, or extended twisted Edwards). Adding a group is one
-/// line of [`crate::curves`]'s macros.
+/// an accumulator is 4 coordinates (XYZZ, or extended twisted Edwards). Each group's impl is one
+/// `sw_curve!` line below (ed-on-bls12-377's is written out).
 pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     /// The field of the VM's registers (the curve's base prime field).
     type Base: PrimeField + LimbEncode;

@@ -1,7 +1,7 @@
 //! The curve VM: formulas as short programs over a register file of base-field elements.
 //!
 //! NVIDIA's driver inlines every call, so a kernel's compile time grows about 0.5 s per
-//! field-multiplication call site (shared/gpu/README.md). Instead of WGSL formula code with a
+//! field-multiplication call site (docs/gpu.md). Instead of WGSL formula code with a
 //! dozen to fifty `fe_mul` calls, every formula is a program of a few instructions, and one
 //! interpreter loop in `shaders/kernels/curve_vm.wgsl` holds the only multiplication site.
 //! Programs are assembled here, run on the CPU with arkworks arithmetic by [`Program::run_cpu`]

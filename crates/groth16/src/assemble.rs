@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+use zkgpu_msm::{MsmOutput, MsmRequest};
+use zkgpu_runtime::BlockOn;
 
 use ark_ec::CurveGroup;
 use ark_ff::Zero;
@@ -46,7 +48,12 @@ impl<E: GpuPairing> GpuProver<'_, E> {
                 _ => map(),
             }?;
             let wm = t.elapsed().as_secs_f64();
-            let (h_acc, th) = timed(|| self.g1.msm_prepared_blocking(&pk.h, &h, cfg))?;
+            let (h_acc, th) = timed(|| {
+                self.g1
+                    .run(MsmRequest::new(&pk.h, &h).config(cfg))
+                    .block_on()
+                    .and_then(MsmOutput::sum)
+            })?;
             Ok((h_acc, wm, parts, th))
         };
         let others = || -> Result<_, ProveError> {
@@ -61,14 +68,20 @@ impl<E: GpuPairing> GpuProver<'_, E> {
             // then overlaps the G1 MSMs.
             let (b2, tb2) = timed(|| {
                 self.g2
-                    .msm_prepared_scalars_blocking(&pk.b_g2, assignment.all(), cfg)
+                    .run(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
+                    .block_on()
+                    .and_then(MsmOutput::sum)
             })?;
             let tb2 = tb2 + convert;
             // Then A, B in G1 and L as one MSM over three base sets: one upload of the
             // scalars, one digit decomposition and bucket sort, and each later stage once
             // for all three (arkworks skips B in G1 when r = 0; its sum is then unused).
-            let (sums, tabl) =
-                timed(|| self.g1.msm_sets_blocking(&pk.a_b_l, assignment.all(), cfg))?;
+            let (sums, tabl) = timed(|| {
+                self.g1
+                    .run(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
+                    .block_on()
+                    .map(MsmOutput::into_sums)
+            })?;
             let [a, b1, l]: [E::G1; 3] = sums
                 .try_into()
                 .map_err(|_| ProveError::Msm(MsmError::Config("expected three sums".into())))?;

@@ -2,6 +2,7 @@
 //! built once and reused by every proof.
 
 use std::sync::{Arc, OnceLock};
+use zkgpu_runtime::BlockOn;
 
 use ark_ec::AffineRepr;
 use ark_ec::pairing::Pairing;
@@ -195,15 +196,18 @@ impl<E: GpuPairing> GpuProver<'_, E> {
         Ok(PreparedProvingKey {
             a_b_l: self
                 .g1
-                .prepare_sets_folded_blocking(&a_b_l, fold_for(fold, &self.g1, &a_b_l))?,
+                .prepare_sets_folded(&a_b_l, fold_for(fold, &self.g1, &a_b_l))
+                .block_on()?,
             // G2 stays unfolded: its folded bases made the accumulation's gathers slower by
             // more than the reduction saved (docs/PERFORMANCE.md).
             b_g2: self
                 .g2
-                .prepare_sets_folded_blocking(&b_g2, fold_for(false, &self.g2, &b_g2))?,
+                .prepare_sets_folded(&b_g2, fold_for(false, &self.g2, &b_g2))
+                .block_on()?,
             h: self
                 .g1
-                .prepare_sets_folded_blocking(&h, fold_for(fold, &self.g1, &h))?,
+                .prepare_sets_folded(&h, fold_for(fold, &self.g1, &h))
+                .block_on()?,
             points: KeyPoints {
                 a0: pk.a_query[0],
                 b_g1_0: pk.b_g1_query[0],

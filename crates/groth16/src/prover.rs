@@ -6,6 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+use zkgpu_runtime::BlockOn;
 
 use ark_ec::VariableBaseMSM;
 use ark_ff::PrimeField;
@@ -37,7 +38,7 @@ pub struct ProofTimings {
     /// Its parts.
     pub witness_map_parts: WitnessMapTimings,
     /// The MSMs of the A, B in G1 and L queries: one MSM over three base sets, since they
-    /// share the assignment as scalars (`GpuMsm::msm_sets`).
+    /// share the assignment as scalars (one `GpuMsm::run` over three base sets).
     pub msm_a_b_l: f64,
     /// MSM of the B query in G2.
     pub msm_b_g2: f64,
@@ -207,7 +208,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
     pub fn build_pipelines(&self) -> Result<(), ProveError> {
         pollster::block_on(self.g1.build_pipelines())?;
         pollster::block_on(self.g2.build_pipelines())?;
-        self.ntt.warm_up_blocking()?;
+        self.ntt.warm_up().block_on()?;
         Ok(())
     }
 

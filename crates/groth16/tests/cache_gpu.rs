@@ -7,17 +7,13 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use zkgpu_testing::new_context as context;
 
 use ark_ff::UniformRand;
 use ark_groth16::{Groth16, ProvingKey};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
 use zkgpu_groth16::{CacheError, CacheOutcome, GpuPairing, GpuProver, ProveError, key_hash};
-use zkgpu_runtime::GpuContext;
-
-fn context() -> GpuContext {
-    GpuContext::from_env_blocking().expect("a GPU adapter (lavapipe in CI)")
-}
 
 /// A fresh directory under the system's temporary one, removed when dropped.
 struct TempDir(PathBuf);

@@ -16,6 +16,7 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
 use zkgpu_groth16::{GpuProver, ProveError};
 use zkgpu_msm::{GpuMsm, MsmError};
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{GpuContext, GpuError};
 
 type E = ark_bls12_381::Bls12_381;
@@ -49,7 +50,7 @@ fn out_of_memory_is_typed_and_recoverable() {
         ctx.storage_zeroed("too large", max + 4),
         Err(GpuError::BufferTooLarge { .. })
     ));
-    assert_eq!(msm.msm_blocking(&bases, &scalars).unwrap(), want);
+    assert_eq!(msm.msm(&bases, &scalars).block_on().unwrap(), want);
 
     if ctx.is_software() || std::env::var_os("ZKGPU_OOM_TEST").is_none() {
         return;
@@ -72,7 +73,7 @@ fn out_of_memory_is_typed_and_recoverable() {
     let point = bases[0];
     let big_bases = vec![point; big];
     let big_scalars: Vec<Fr> = (0..big as u64).map(|i| Fr::from(i * 7 + 1)).collect();
-    match msm.msm_blocking(&big_bases, &big_scalars) {
+    match msm.msm(&big_bases, &big_scalars).block_on() {
         Err(MsmError::Gpu(GpuError::OutOfMemory { context })) => {
             eprintln!("2^24 MSM on a full device: out of memory ({context})");
         }
@@ -102,7 +103,7 @@ fn out_of_memory_is_typed_and_recoverable() {
     }
     drop(filler);
     ctx.check_device().unwrap();
-    assert_eq!(msm.msm_blocking(&bases, &scalars).unwrap(), want);
+    assert_eq!(msm.msm(&bases, &scalars).block_on().unwrap(), want);
     let (p, _) = prover
         .prove_with_randomness(&prepared, circuit, r, s)
         .unwrap();
@@ -135,7 +136,7 @@ fn lost_device_is_typed_and_a_new_context_proves() {
             "proof on a lost device: {}",
             got.err().map(|e| e.to_string()).unwrap_or_default()
         );
-        let got = msm.msm_blocking(&bases, &scalars);
+        let got = msm.msm(&bases, &scalars).block_on();
         assert!(got.is_err(), "an MSM on a lost device: {got:?}");
         assert!(ctx.check_device().is_err());
     }

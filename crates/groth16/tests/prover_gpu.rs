@@ -12,11 +12,7 @@ use ark_groth16::{Groth16, ProvingKey, prepare_verifying_key};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
 use zkgpu_groth16::{GpuPairing, GpuProver, ProveError};
-use zkgpu_runtime::GpuContext;
-
-fn context() -> GpuContext {
-    GpuContext::from_env_blocking().expect("a GPU adapter (lavapipe in CI)")
-}
+use zkgpu_testing::new_context as context;
 
 fn setup<E: Pairing>(circuit: &Chain<E::ScalarField>, rng: &mut StdRng) -> ProvingKey<E> {
     Groth16::<E>::generate_random_parameters_with_reduction(circuit.clone(), rng).unwrap()

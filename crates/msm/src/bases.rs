@@ -3,12 +3,13 @@
 
 use ark_ff::PrimeField;
 use zkgpu_curves::{GpuCurve, encode_affine_packed};
-use zkgpu_runtime::{Checks, grid, wgpu};
+use zkgpu_runtime::{Checks, dispatch, grid, wgpu};
 
 use crate::config::*;
 use crate::params::*;
 use crate::shape::Shape;
 use crate::{GpuMsm, MsmConfig, MsmError, Result, window_count};
+use zkgpu_shaders::contract::msm_accumulate as acc;
 
 /// Window multiples stored with prepared bases ([`GpuMsm::prepare_sets_folded`]): the
 /// bases and `2^(c W' f) P` for `f < folds`, `W' = ceil(W / folds)` for the `W` windows of a
@@ -106,7 +107,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         self.prepare_sets(&[bases])
     }
 
-    /// Uploads several base sets for MSMs that share their scalars ([`GpuMsm::msm_sets`]):
+    /// Uploads several base sets for MSMs that share their scalars (one [`crate::MsmRequest`]):
     /// Groth16's A, B in G1 and L take the same assignment. Sets shorter than the longest are
     /// padded with the identity, which adds nothing, so set `k`'s MSM is over
     /// `min(sets[k].len(), scalars)` terms, as [`GpuMsm::msm_unchecked`] would compute it.
@@ -149,7 +150,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 &self.accumulate_module,
                 "msm_fold_bases",
                 Checks::TrustedLoops,
-                &[],
+                OVERRIDES,
             )
             .await?;
         let prog = C::program();
@@ -180,36 +181,22 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             );
             let bg = ctx.bind_group(
                 &pipeline,
-                &[(0, &self.code), (13, &part.buffer), (14, &params)],
+                &[
+                    (acc::VM_CODE, &self.code),
+                    (acc::FOLD_BASES, &part.buffer),
+                    (acc::FP, &params),
+                ],
             );
             let mut enc = ctx
                 .device()
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("msm fold bases"),
                 });
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("msm fold bases"),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(&pipeline.pipeline);
-                pass.set_bind_group(0, &bg, &[]);
-                pass.dispatch_workgroups(x, y, 1);
-            }
+            dispatch(&mut enc, "msm fold bases", &pipeline, &bg, (x, y), None);
             // One part at a time: a part's multiples are seconds of GPU work at 2^20 points.
             ctx.submit_and_wait(enc)?;
         }
         Ok(prepared)
-    }
-
-    /// [`GpuMsm::prepare_sets_folded`], blocking (native only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn prepare_sets_folded_blocking(
-        &self,
-        sets: &[&[C::Affine]],
-        fold: Fold,
-    ) -> Result<PreparedBases<C>> {
-        pollster::block_on(self.prepare_sets_folded(sets, fold))
     }
 
     /// The most levels ([`Fold::folds`]) for which `sets` base sets of `len` points, with

@@ -22,7 +22,7 @@ pub struct MsmConfig {
     /// Every scalar is below `2^scalar_bits` (default: the scalar field's bit size). Fewer
     /// bits mean fewer windows: small-scalar MSMs, and the half-width scalars of a GLV
     /// decomposition. Checked on the host as the scalars are converted: a wider scalar gives
-    /// [`MsmError::ScalarTooWide`], never a wrong sum.
+    /// [`crate::MsmError::ScalarTooWide`], never a wrong sum.
     pub scalar_bits: Option<u32>,
     /// Segment sums one invocation adds per level of the tree that sums a window's reduction
     /// segments, 2..=1024 (default [`DEFAULT_TREE_GROUP`]). Smaller groups mean shorter
@@ -39,11 +39,8 @@ pub struct MsmConfig {
 /// `n x levels` entries in a window). Short chunks bound the longest serial chain (the top
 /// window of uniform scalars has few, large buckets; 0/1 witnesses put most points in one
 /// bucket), and the chunks of a large bucket are summed by a tree. The floor keeps about
-/// 2^18 invocations busy where the entries allow it, and no more: on the H100 (BLS12-381
-/// G1, folded) 2^16 points (2^20 entries, 2^15 buckets) took 4.24 ms of GPU time with
-/// chunks of 16 against 4.46-4.49 with 32 (more invocations for few buckets), and 2^20
-/// points (13.6M entries, 2^19 buckets) 27.85 ms with 48 against 28.45 with 32 (fewer
-/// buckets of several chunks to sum; docs/PERFORMANCE.md).
+/// 2^18 invocations busy where the entries allow it, and no more (measured: docs/PERFORMANCE.md,
+/// "Where the MSM's defaults come from").
 pub fn default_chunk(n: usize, c: u32, entries: u64) -> u32 {
     let mean = n.div_ceil(1 << (c - 1));
     let floor = (entries >> 18).clamp(16, 48) as u32;
@@ -55,7 +52,8 @@ pub fn default_chunk(n: usize, c: u32, entries: u64) -> u32 {
 /// The longest default accumulation chunk. One invocation runs one VM program per entry
 /// (128 instructions for a BLS12-377 G2 `madd`, counted by `Program::run_cpu`, plus about 50
 /// loop iterations of loads), and lavapipe returns wrong results past 65,535 loop iterations
-/// per invocation: 192 entries stay near 35,000 (568, the first folded default, did not). Longer chunks would only lengthen the serial chain on a real GPU.
+/// per invocation (docs/gpu.md): 192 entries stay near 35,000. Longer chunks would only
+/// lengthen the serial chain on a real GPU.
 pub const MAX_DEFAULT_CHUNK: u32 = 192;
 
 /// The widest window [`MsmConfig::window_bits`] accepts. The digit kernel reads a window from
@@ -66,11 +64,10 @@ pub const MAX_WINDOW_BITS: u32 = 22;
 /// The default number of reduction segments per window of `per_window` buckets, `windows`
 /// windows: about 16,384 segments in all (a power of two per window), and at least 4 buckets
 /// per segment where the window has that many. The reduction is latency-bound: each
-/// invocation's chain of running sums is serial, so the segment count is its parallelism; on
-/// the H100 16,384 beat both halving and doubling it at 2^20 points. Every segment also adds
-/// about `1 + log2(segments) / 2` sums to the tree after it, so segments of 1-2 buckets cost
-/// more tree levels than they save: a window of 2^15 buckets (2^16 points, folded) took
-/// 1.19 ms with 8,192 segments against 1.33-1.34 with 16,384 (docs/PERFORMANCE.md).
+/// invocation's chain of running sums is serial, so the segment count is its parallelism.
+/// Every segment also adds about `1 + log2(segments) / 2` sums to the tree after it, so
+/// segments of 1-2 buckets cost more tree levels than they save (measured:
+/// docs/PERFORMANCE.md, "Where the MSM's defaults come from").
 pub fn default_reduce_segments(per_window: u32, windows: u32) -> u32 {
     let target = (16_384 / windows.max(1)).max(1);
     let floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
@@ -80,8 +77,7 @@ pub fn default_reduce_segments(per_window: u32, windows: u32) -> u32 {
 
 /// The default window width for `n` points: about `ln n`, as arkworks chooses, within 2..=16,
 /// from `ceil(log2 n) + 1`, so that sizes just below a power of two (a Groth16 H query has
-/// `2^k - 1` points) get the window of the power of two: on the H100, 2^20 points take
-/// 65.9 ms of GPU time with c = 16 and 127.6 ms with c = 15 (docs/PERFORMANCE.md).
+/// `2^k - 1` points) get the window of the power of two (docs/PERFORMANCE.md).
 pub fn default_window_bits(n: usize) -> u32 {
     if n < 32 {
         3
@@ -100,10 +96,8 @@ pub const MAX_FOLDED_DEFAULT_WINDOW: u32 = 20;
 /// [`MAX_FOLDED_DEFAULT_WINDOW`]) when the levels then cover every window, so that all digit
 /// windows add into one bucket window; else [`default_window_bits`]. With one bucket window
 /// the reduction no longer grows with the window count, and wider windows mean fewer windows,
-/// so fewer additions, to accumulate: on the H100, BLS12-381 G1 GPU time 31.7 ms with c = 20
-/// against 33.3 with c = 16 at 2^20 points (same run), and at 2^16 5.6 ms with c = 16 against
-/// 6.7 with c = 14 (same run; 6.5 with the old default c = 13 in an earlier session)
-/// (docs/PERFORMANCE.md). Narrowed until the bucket sums fit one binding.
+/// so fewer additions, to accumulate (docs/PERFORMANCE.md). Narrowed until the bucket sums
+/// fit one binding.
 pub fn default_folded_window_bits<C: GpuCurve>(
     len: usize,
     folds: u32,
@@ -128,15 +122,13 @@ pub fn default_folded_window_bits<C: GpuCurve>(
     }
 }
 
-/// The default [`MsmConfig::tree_group`]: on the H100, groups of 4 beat 16 in the
-/// reduction of every group measured (BLS12-381 G1 at 2^16 and 2^20 points, G2 at 2^18:
-/// 1.97 / 4.65 / 15.7 ms against 2.38 / 5.1 / 17.1 ms; docs/PERFORMANCE.md).
+/// The default [`MsmConfig::tree_group`]: groups of 4 beat 16 in the reduction of every
+/// group measured (docs/PERFORMANCE.md).
 pub const DEFAULT_TREE_GROUP: u32 = 4;
 
 /// The default [`MsmConfig::chunk_group`] for a group whose base field has degree `degree`
-/// over the prime field: 16 for G1 (the sums over 16 chunks are short enough; groups of 4
-/// made BLS12-381 G1's chunk sums 0.58 -> 0.64 ms at 2^16 and 2.2 -> 2.9 ms at 2^20 on the
-/// H100), 4 over Fq2, whose additions take three times as long (G2 at 2^18: 8.6 -> 5.9 ms).
+/// over the prime field: 16 for G1 (the sums over 16 chunks are short enough), 4 over Fq2,
+/// whose additions take three times as long (docs/PERFORMANCE.md).
 pub fn default_chunk_group(degree: usize) -> u32 {
     if degree > 1 { 4 } else { 16 }
 }

@@ -2,13 +2,13 @@
 
 use ark_ff::{PrimeField, Zero};
 use zkgpu_curves::GpuCurve;
-use zkgpu_runtime::{GpuContext, GpuError, Pipeline, grid, wgpu};
+use zkgpu_runtime::{GpuContext, GpuError, wgpu};
 use zkgpu_shaders::{msm_accumulate, msm_buckets, msm_scalars};
 
 use crate::bases::*;
 use crate::combine::combine_windows;
-use crate::params::*;
 use crate::record::*;
+use crate::request::{MsmOutput, MsmRequest, MsmScalars};
 use crate::scalars::*;
 use crate::scratch::Scratch;
 use crate::shape::Shape;
@@ -88,54 +88,44 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         self.max_part.map_or(len, |m| m.min(len))
     }
 
-    /// `sum_i scalars[i] bases_k[i]` for every set `k` of bases prepared by
-    /// [`GpuMsm::prepare_sets`], over the shorter length (as [`GpuMsm::msm_unchecked`]).
-    pub async fn msm_sets(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: ScalarSlice<'_, C::Scalar>,
-        config: MsmConfig,
-    ) -> Result<Vec<C::Projective>> {
-        Ok(self
-            .run_sets(bases, Scalars::Words(scalars.words), config, false)
-            .await?
-            .0)
+    /// Runs one MSM request: a sum per base set, over the shorter of the bases' and the
+    /// scalars' lengths (arkworks' `msm_unchecked`), and where the time went.
+    pub async fn run(&self, request: MsmRequest<'_, C>) -> Result<MsmOutput<C>> {
+        let MsmRequest {
+            bases,
+            scalars,
+            config,
+            timed,
+        } = request;
+        let scalars = match scalars {
+            MsmScalars::Field(f) => Scalars::Field(f),
+            MsmScalars::Prepared(p) => Scalars::Words(p.words),
+        };
+        bases.context.check(self.ctx.id(), "these prepared bases")?;
+        self.ctx.check_device()?;
+        let mut timings = MsmTimings::default();
+        let mut sums = vec![C::Projective::zero(); bases.sets];
+        let n = bases.len.min(scalars.len());
+        for part in bases.parts.iter().take_while(|p| p.start < n) {
+            let end = n.min(part.start + part.len);
+            let part_sums = self
+                .run_part(
+                    &part.buffer,
+                    (part.start, bases.sets as u32, part.len, bases.fold),
+                    scalars.range(part.start, end),
+                    config,
+                    timed,
+                    &mut timings,
+                )
+                .await?;
+            for (r, s) in sums.iter_mut().zip(part_sums) {
+                *r += s;
+            }
+        }
+        Ok(MsmOutput { sums, timings })
     }
 
-    /// [`GpuMsm::msm_sets`], blocking (native only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_sets_blocking(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: ScalarSlice<'_, C::Scalar>,
-        config: MsmConfig,
-    ) -> Result<Vec<C::Projective>> {
-        pollster::block_on(self.msm_sets(bases, scalars, config))
-    }
-
-    /// [`GpuMsm::msm_sets_timed`], blocking (native only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_sets_timed_blocking(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: &[C::Scalar],
-        config: MsmConfig,
-    ) -> Result<(Vec<C::Projective>, MsmTimings)> {
-        pollster::block_on(self.msm_sets_timed(bases, scalars, config))
-    }
-
-    /// [`GpuMsm::msm_sets`] from field elements, also reporting where the time went.
-    pub async fn msm_sets_timed(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: &[C::Scalar],
-        config: MsmConfig,
-    ) -> Result<(Vec<C::Projective>, MsmTimings)> {
-        self.run_sets(bases, Scalars::Field(scalars), config, true)
-            .await
-    }
-
-    /// `sum_i scalars[i] bases[i]`; errors when the lengths differ.
+    /// `sum_i scalars[i] bases[i]`; errors when the lengths differ (arkworks' `msm`).
     pub async fn msm(&self, bases: &[C::Affine], scalars: &[C::Scalar]) -> Result<C::Projective> {
         if bases.len() != scalars.len() {
             return Err(MsmError::LengthMismatch {
@@ -147,7 +137,8 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
     }
 
     /// `sum_i scalars[i] bases[i]` over the shorter of the two slices (arkworks'
-    /// `msm_unchecked`, which Groth16 relies on).
+    /// `msm_unchecked`, which Groth16 relies on). Prepares the bases for this one call: for
+    /// bases used again, [`GpuMsm::prepare`] them once and [`GpuMsm::run`] requests.
     pub async fn msm_unchecked(
         &self,
         bases: &[C::Affine],
@@ -158,112 +149,15 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             return Ok(C::Projective::zero());
         }
         let prepared = self.prepare(&bases[..n])?;
-        self.msm_prepared(&prepared, &scalars[..n], MsmConfig::default())
-            .await
-    }
-
-    /// `sum_i scalars[i] bases[i]` against prepared bases, over the shorter length.
-    pub async fn msm_prepared(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: &[C::Scalar],
-        config: MsmConfig,
-    ) -> Result<C::Projective> {
-        Ok(self
-            .run(bases, Scalars::Field(scalars), config, false)
+        self.run(MsmRequest::new(&prepared, &scalars[..n]))
             .await?
-            .0)
-    }
-
-    /// `sum_i scalars[i] bases[i]` against prepared bases with scalars converted beforehand
-    /// ([`PreparedScalars`]: one conversion for several MSMs), over the shorter length.
-    pub async fn msm_prepared_scalars(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: ScalarSlice<'_, C::Scalar>,
-        config: MsmConfig,
-    ) -> Result<C::Projective> {
-        Ok(self
-            .run(bases, Scalars::Words(scalars.words), config, false)
-            .await?
-            .0)
-    }
-
-    /// [`GpuMsm::msm_prepared_scalars`], blocking (native only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_prepared_scalars_blocking(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: ScalarSlice<'_, C::Scalar>,
-        config: MsmConfig,
-    ) -> Result<C::Projective> {
-        pollster::block_on(self.msm_prepared_scalars(bases, scalars, config))
-    }
-
-    /// [`GpuMsm::msm_prepared`], also reporting where the time went.
-    pub async fn msm_prepared_timed(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: &[C::Scalar],
-        config: MsmConfig,
-    ) -> Result<(C::Projective, MsmTimings)> {
-        self.run(bases, Scalars::Field(scalars), config, true).await
-    }
-
-    /// One MSM over bases of one set; with `stamps`, GPU stages are timed by timestamp
-    /// queries (where the device has them: a second readback).
-    pub(crate) async fn run(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: Scalars<'_, C::Scalar>,
-        config: MsmConfig,
-        stamps: bool,
-    ) -> Result<(C::Projective, MsmTimings)> {
-        if bases.sets != 1 {
-            return Err(MsmError::Config(format!(
-                "the bases hold {} sets: use msm_sets",
-                bases.sets
-            )));
-        }
-        let (sums, timings) = self.run_sets(bases, scalars, config, stamps).await?;
-        Ok((sums.into_iter().next().unwrap_or_default(), timings))
-    }
-
-    /// One MSM per base set.
-    pub(crate) async fn run_sets(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: Scalars<'_, C::Scalar>,
-        config: MsmConfig,
-        stamps: bool,
-    ) -> Result<(Vec<C::Projective>, MsmTimings)> {
-        bases.context.check(self.ctx.id(), "these prepared bases")?;
-        self.ctx.check_device()?;
-        let mut timings = MsmTimings::default();
-        let mut result = vec![C::Projective::zero(); bases.sets];
-        let n = bases.len.min(scalars.len());
-        for part in bases.parts.iter().take_while(|p| p.start < n) {
-            let end = n.min(part.start + part.len);
-            let scalars = scalars.range(part.start, end);
-            let sums = self
-                .run_part(
-                    &part.buffer,
-                    (part.start, bases.sets as u32, part.len, bases.fold),
-                    scalars,
-                    config,
-                    stamps,
-                    &mut timings,
-                )
-                .await?;
-            for (r, s) in result.iter_mut().zip(sums) {
-                *r += s;
-            }
-        }
-        Ok((result, timings))
+            .sum()
     }
 
     /// The MSMs of one part of the bases (`layout`: its first point, its sets, and the points
-    /// per set in its buffer) against its scalars, one per set, adding to `timings`.
+    /// per set in its buffer) against its scalars, one per set, adding to `timings`: plan the
+    /// shape, write the scalars, record the passes, submit with the download of the window
+    /// sums, and combine the windows on the host.
     pub(crate) async fn run_part(
         &self,
         bases: &wgpu::Buffer,
@@ -289,307 +183,74 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             timings.chunk = shape.chunk;
         }
         let t = web_time::Instant::now();
-        let ctx = self.ctx;
         let p = self.pipelines().await?;
-        let taken = {
-            let mut pool = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-            pool.iter()
-                .position(|s| s.shape == shape)
-                .map(|k| pool.remove(k))
-        };
-        let s = match taken {
-            Some(s) => s,
-            None => self.scratch_for(shape)?,
-        };
-        // Scalars to words on the host's threads, straight into the staging memory: field
-        // elements as stored (Montgomery form), converted on the GPU where the scalar field
-        // has a module and no width is to be checked, else canonical.
-        let t_scalars = web_time::Instant::now();
-        let limit = shape.scalar_bits;
+        let s = self.take_scratch(shape)?;
+        // Field elements as stored (Montgomery form), converted on the GPU where the scalar
+        // field has a module and no width is to be checked, else canonical.
         // ZKGPU_MSM_HOST_SCALARS=1 (a developer's switch) converts on the host regardless,
         // to compare the two in one run.
-        let convert = match (&p.convert, scalars) {
-            (Some(pipeline), Scalars::Field(_))
-                if limit >= C::Scalar::MODULUS_BIT_SIZE && !host_scalars_forced() =>
-            {
-                Some(pipeline)
-            }
-            _ => None,
-        };
-        let too_wide = std::sync::Mutex::new(None);
-        ctx.write_par(&s.scalars, 0, 32 * scalars.len() as u64, 32, |at, block| {
-            if convert.is_some() {
-                scalars.write_montgomery(at / 32, block);
-                return;
-            }
-            scalars.write_words(at / 32, block);
-            if limit < 256 {
-                let words: &[u32] = bytemuck::cast_slice(block);
-                for (k, w) in words.chunks_exact(8).enumerate() {
-                    let bits = scalar_bits(w);
-                    if bits > limit {
-                        let mut first = too_wide.lock().unwrap_or_else(|e| e.into_inner());
-                        first.get_or_insert((at / 32 + k, bits));
-                        break;
-                    }
-                }
-            }
-        })?;
-        if let Some((index, bits)) = too_wide.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        let convert = p.convert.is_some()
+            && matches!(scalars, Scalars::Field(_))
+            && shape.scalar_bits >= C::Scalar::MODULUS_BIT_SIZE
+            && !host_scalars_forced();
+        let t_scalars = web_time::Instant::now();
+        let too_wide = write_scalars(self.ctx, &s.scalars, scalars, convert, shape.scalar_bits);
+        let scalar_time = t_scalars.elapsed().as_secs_f64();
+        timings.host_scalars += scalar_time;
+        timings.scalars_on_gpu = convert;
+        if let Some((index, bits)) = too_wide? {
             self.return_scratch(s);
             return Err(MsmError::ScalarTooWide {
                 index: index + part_start,
                 bits,
-                limit,
+                limit: shape.scalar_bits,
             });
         }
-        let scalar_time = t_scalars.elapsed().as_secs_f64();
-        timings.host_scalars += scalar_time;
-        timings.scalars_on_gpu = convert.is_some();
-        let Shape {
-            n: n32,
-            windows,
-            slots,
-            chunk_slots,
-            ..
-        } = shape;
-        let max = ctx.limits().max_compute_workgroups_per_dimension;
-        let (sx, sy, _) = grid(n32, WORKGROUP_SIZE, max);
-        let (cx, cy, _) = grid(slots, WORKGROUP_SIZE, max);
-        let (ax, ay, _) = grid(chunk_slots, WORKGROUP_SIZE, max);
-        let (rx, ry, _) = grid(windows * shape.segments, WORKGROUP_SIZE, max);
-        // Layouts derived from the shaders hold only the bindings each entry point uses.
-        let bg_convert =
-            convert.map(|pipeline| ctx.bind_group(pipeline, &[(0, &s.scalars), (5, &s.bparams)]));
-        let bg_digits = ctx.bind_group(
-            &p.digits,
-            &[
-                (0, &s.scalars),
-                (1, &s.digits),
-                (2, &s.counts),
-                (5, &s.bparams),
-            ],
-        );
-        // Each scan is two dispatches over (blocks, windows): block totals, then offsets.
-        let scan_groups = |counts: &wgpu::Buffer, offsets: &wgpu::Buffer, params: &wgpu::Buffer| {
-            (
-                ctx.bind_group(
-                    &p.scan_blocks,
-                    &[(2, counts), (5, params), (7, &s.block_sums)],
-                ),
-                ctx.bind_group(
-                    &p.scan,
-                    &[(2, counts), (3, offsets), (5, params), (7, &s.block_sums)],
-                ),
-            )
-        };
-        let bg_scan = scan_groups(&s.counts, &s.offsets, &s.bparams);
-        let bg_scatter = ctx.bind_group(
-            &p.scatter,
-            &[
-                (1, &s.digits),
-                (2, &s.cursors),
-                (3, &s.offsets),
-                (4, &s.entries),
-                (5, &s.bparams),
-            ],
-        );
-        // The scatter's cursors end equal to the bucket sizes of every window of every set (the
-        // histogram `counts` holds the digit windows only).
-        let bg_chunks = ctx.bind_group(
-            &p.chunks,
-            &[
-                (2, &s.cursors),
-                (3, &s.chunk_counts),
-                (5, &s.ccparams),
-                (6, &s.chunk_hist),
-                (8, &s.combine_list),
-            ],
-        );
-        let bg_args = ctx.bind_group(
-            &p.args,
-            &[
-                (8, &s.combine_list),
-                (9, &s.dispatch_args),
-                (10, &s.gparams),
-            ],
-        );
-        let bg_chunk_scan = scan_groups(&s.chunk_counts, &s.chunk_offsets, &s.csparams);
-        let bg_bin_scan = scan_groups(&s.chunk_hist, &s.bin_offsets, &s.hsparams);
-        let bucket_blocks = scan_blocks(shape.buckets);
-        let bg_order = ctx.bind_group(
-            &p.order,
-            &[
-                (2, &s.cursors),
-                (3, &s.bin_offsets),
-                (4, &s.chunk_order),
-                (5, &s.ccparams),
-                (6, &s.bin_cursors),
-            ],
-        );
-        let bg_acc = ctx.bind_group(
-            &p.acc,
-            &[
-                (0, &self.code),
-                (1, bases),
-                (2, &s.entries),
-                (3, &s.offsets),
-                (4, &s.cursors),
-                (6, &s.aparams),
-                (9, &s.chunk_offsets),
-                (11, &s.partials),
-                (12, &s.chunk_order),
-            ],
-        );
-        let combine_group = |params: &wgpu::Buffer| {
-            ctx.bind_group(
-                &p.combine,
-                &[
-                    (0, &self.code),
-                    (5, &s.sums),
-                    (6, params),
-                    (9, &s.chunk_offsets),
-                    (10, &s.chunk_counts),
-                    (11, &s.partials),
-                    (12, &s.chunk_order),
-                    (15, &s.combine_list),
-                ],
-            )
-        };
-        let bg_chunk_levels: Vec<wgpu::BindGroup> =
-            s.chunk_levels.iter().map(combine_group).collect();
-        let bg_combine = combine_group(&s.mparams);
-        let bg_reduce = ctx.bind_group(
-            &p.reduce,
-            &[
-                (0, &self.code),
-                (5, &s.sums),
-                (7, &s.rparams),
-                (8, &s.seg_out),
-                (9, &s.chunk_offsets),
-                (10, &s.chunk_counts),
-                (11, &s.partials),
-            ],
-        );
-        // Tree levels: each window's segment sums added up in groups.
-        let mut level_in = &s.seg_out;
-        let mut level_groups = Vec::new();
-        for level in &s.levels {
-            let bg = ctx.bind_group(
-                &p.combine,
-                &[
-                    (0, &self.code),
-                    (5, &level.out),
-                    (6, &level.params),
-                    (9, &level.first),
-                    (10, &level.count),
-                    (11, level_in),
-                    (12, &s.chunk_order),
-                    (15, &s.combine_list),
-                ],
-            );
-            level_groups.push((bg, grid(level.groups, WORKGROUP_SIZE, max)));
-            level_in = &level.out;
-        }
+        let binds = BindGroups::new(self.ctx, &p, &s, &self.code, bases, convert);
+        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
+        let passes = binds.passes(&p, &shape, max);
         timings.upload += t.elapsed().as_secs_f64() - scalar_time;
+        let sums = self.submit(&passes, &s, stamps, timings).await;
+        drop(passes);
+        drop(binds);
+        let (left, seg_bits) = (
+            s.left.clone(),
+            (shape.c - 1) - shape.segments.trailing_zeros(),
+        );
+        self.return_scratch(s);
+        let sum_words = sums?;
+        let t = web_time::Instant::now();
+        let set_words = sum_words.len() / sets as usize;
+        let result = sum_words
+            .chunks(set_words.max(1))
+            .map(|w| combine_windows::<C>(w, &left, seg_bits, shape.c))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| GpuError::Device(format!("window sums do not decode: {e}")))?;
+        timings.host_combine += t.elapsed().as_secs_f64();
+        Ok(result)
+    }
 
-        let device = ctx.device();
-        // (stage kind, pipeline, bind group, dispatch): kinds index MsmTimings' GPU fields.
-        let mut stages: Vec<(Stage, &Pipeline, &wgpu::BindGroup, Dispatch)> = Vec::new();
-        if let (Some(pipeline), Some(bg)) = (convert, &bg_convert) {
-            stages.push((Stage::Digits, pipeline, bg, Dispatch::Grid(sx, sy)));
-        }
-        stages.push((Stage::Digits, &p.digits, &bg_digits, Dispatch::Grid(sx, sy)));
-        stages.extend(scan_stages(&p, &bg_scan, bucket_blocks, windows));
-        stages.extend([
-            (
-                Stage::Scatter,
-                &*p.scatter,
-                &bg_scatter,
-                Dispatch::Grid(sx, sy),
-            ),
-            (Stage::Scan, &*p.chunks, &bg_chunks, Dispatch::Grid(cx, cy)),
-            (Stage::Scan, &*p.args, &bg_args, Dispatch::Grid(1, 1)),
-        ]);
-        stages.extend(scan_stages(&p, &bg_chunk_scan, bucket_blocks, windows));
-        stages.extend(scan_stages(&p, &bg_bin_scan, scan_blocks(CHUNK_BINS), 1));
-        stages.extend([
-            (Stage::Scan, &*p.order, &bg_order, Dispatch::Grid(cx, cy)),
-            (Stage::Accumulate, &*p.acc, &bg_acc, Dispatch::Grid(ax, ay)),
-        ]);
-        // The chunk sums' dispatches are sized on the GPU (msm_combine_args): the tree levels
-        // only where some bucket has that many chunks, the last pass only over the buckets of
-        // zero or several chunks.
-        for (l, bg) in bg_chunk_levels.iter().enumerate() {
-            let offset = 12 * (l as u64 + 1);
-            stages.push((Stage::Combine, &p.combine, bg, Dispatch::Indirect(offset)));
-        }
-        stages.push((
-            Stage::Combine,
-            &p.combine,
-            &bg_combine,
-            Dispatch::Indirect(0),
-        ));
-        stages.push((Stage::Reduce, &p.reduce, &bg_reduce, Dispatch::Grid(rx, ry)));
-        for (bg, (x, y, _)) in &level_groups {
-            stages.push((Stage::Reduce, &p.combine, bg, Dispatch::Grid(*x, *y)));
-        }
-        let n_stamps = 2 * stages.len() as u32;
-        let stamps = (stamps && ctx.has_timestamps()).then(|| {
-            device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("msm stages"),
-                ty: wgpu::QueryType::Timestamp,
-                count: n_stamps,
-            })
-        });
-        let mut enc =
-            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-        // Reused buffers that the kernels count into or read past what they write.
-        for buf in [
-            &s.counts,
-            &s.cursors,
-            &s.chunk_hist,
-            &s.bin_cursors,
-            &s.chunk_order,
-        ] {
-            enc.clear_buffer(buf, 0, None);
-        }
-        // The combine list's count and maximum.
-        enc.clear_buffer(&s.combine_list, 0, Some(8));
-        for (k, (_, pipeline, bind, dispatch)) in stages.iter().enumerate() {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("msm stage"),
-                timestamp_writes: stamps.as_ref().map(|q| wgpu::ComputePassTimestampWrites {
-                    query_set: q,
-                    beginning_of_pass_write_index: Some(2 * k as u32),
-                    end_of_pass_write_index: Some(2 * k as u32 + 1),
-                }),
-            });
-            pass.set_pipeline(&pipeline.pipeline);
-            pass.set_bind_group(0, *bind, &[]);
-            match *dispatch {
-                Dispatch::Grid(x, y) => pass.dispatch_workgroups(x, y, 1),
-                Dispatch::Indirect(offset) => {
-                    pass.dispatch_workgroups_indirect(&s.dispatch_args, offset)
-                }
-            }
-        }
-        let resolve = stamps.as_ref().map(|q| {
-            let buf = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("msm timestamps"),
-                size: 8 * u64::from(n_stamps),
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            enc.resolve_query_set(q, 0..n_stamps, &buf, 0);
-            buf
-        });
-        // The download of the window sums rides in the same submission as the kernels, so it
-        // does not wait behind work another thread queues meanwhile (the queue is FIFO; the
-        // Groth16 prover's transforms are submitted while its MSMs run).
-        let per: u32 = s.left.iter().sum();
+    /// Records `passes` over `s`, submits them with the download of the window sums (in the
+    /// same submission, so that the download does not wait behind work another thread queues
+    /// meanwhile: the queue is FIFO, and the Groth16 prover's transforms are submitted while
+    /// its MSMs run), and returns the sums' words; times each pass where `stamps` asks and
+    /// the device has timestamps.
+    async fn submit(
+        &self,
+        passes: &[Pass<'_>],
+        s: &Scratch,
+        stamps: bool,
+        timings: &mut MsmTimings,
+    ) -> Result<Vec<u32>> {
+        let ctx = self.ctx;
+        let timer = stamps
+            .then(|| ctx.pass_timer("msm stages", passes.len() as u32))
+            .flatten();
+        let mut enc = encode(ctx, passes, s, timer.as_ref());
+        let (windows, per) = (s.shape.windows, s.left.iter().sum::<u32>());
         let result_words = (windows * per) as usize * C::acc_words();
-        let pending = ctx.record_read_back(&mut enc, level_in, 0, result_words, 4);
+        let sums = s.levels.last().map_or(&s.seg_out, |level| &level.out);
+        let pending = ctx.record_read_back(&mut enc, sums, 0, result_words, 4);
         let t = web_time::Instant::now();
         let index = ctx.queue().submit([enc.finish()]);
         let mut sum_words = vec![0u32; result_words];
@@ -605,83 +266,18 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         .await?
         .unwrap_or_else(|never| match never {});
         timings.gpu_total += t.elapsed().as_secs_f64();
-        if let Some(buf) = &resolve {
-            let ticks: Vec<u64> = ctx.read_back(buf, 8 * u64::from(n_stamps)).await?;
-            let period = f64::from(ctx.queue().get_timestamp_period()) * 1e-9;
+        if let Some(timer) = &timer {
             // A developer's view of every pass (ZKGPU_MSM_PASSES=1): which dispatch of a
             // stage takes the time.
-            let passes = std::env::var_os("ZKGPU_MSM_PASSES").is_some();
-            for (k, (kind, _, _, dispatch)) in stages.iter().enumerate() {
-                let secs = ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
-                if passes {
-                    eprintln!("pass {k:2} {kind:?} {dispatch:?}: {:.3} ms", secs * 1e3);
+            let show = std::env::var_os("ZKGPU_MSM_PASSES").is_some();
+            for (k, (pass, secs)) in passes.iter().zip(timer.seconds(ctx).await?).enumerate() {
+                if show {
+                    let (stage, dispatch) = (pass.stage, pass.dispatch);
+                    eprintln!("pass {k:2} {stage:?} {dispatch:?}: {:.3} ms", secs * 1e3);
                 }
-                *match kind {
-                    Stage::Digits => &mut timings.digits,
-                    Stage::Scan => &mut timings.scan,
-                    Stage::Scatter => &mut timings.scatter,
-                    Stage::Accumulate => &mut timings.accumulate,
-                    Stage::Combine => &mut timings.combine,
-                    Stage::Reduce => &mut timings.reduce,
-                } += secs;
+                timings.add(pass.stage, secs);
             }
         }
-        drop(stages);
-        drop(level_groups);
-        drop(bg_chunk_levels);
-        let left = s.left.clone();
-        let seg_bits = (shape.c - 1) - shape.segments.trailing_zeros();
-        self.return_scratch(s);
-        let t = web_time::Instant::now();
-        let set_words = sum_words.len() / sets as usize;
-        let result = sum_words
-            .chunks(set_words.max(1))
-            .map(|w| combine_windows::<C>(w, &left, seg_bits, shape.c))
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| GpuError::Device(format!("window sums do not decode: {e}")))?;
-        timings.host_combine += t.elapsed().as_secs_f64();
-        Ok(result)
-    }
-
-    /// [`GpuMsm::msm`], blocking (native only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_blocking(
-        &self,
-        bases: &[C::Affine],
-        scalars: &[C::Scalar],
-    ) -> Result<C::Projective> {
-        pollster::block_on(self.msm(bases, scalars))
-    }
-
-    /// [`GpuMsm::msm_unchecked`], blocking (native only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_unchecked_blocking(
-        &self,
-        bases: &[C::Affine],
-        scalars: &[C::Scalar],
-    ) -> Result<C::Projective> {
-        pollster::block_on(self.msm_unchecked(bases, scalars))
-    }
-
-    /// [`GpuMsm::msm_prepared_timed`], blocking (native only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_prepared_timed_blocking(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: &[C::Scalar],
-        config: MsmConfig,
-    ) -> Result<(C::Projective, MsmTimings)> {
-        pollster::block_on(self.msm_prepared_timed(bases, scalars, config))
-    }
-
-    /// [`GpuMsm::msm_prepared`], blocking (native only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_prepared_blocking(
-        &self,
-        bases: &PreparedBases<C>,
-        scalars: &[C::Scalar],
-        config: MsmConfig,
-    ) -> Result<C::Projective> {
-        pollster::block_on(self.msm_prepared(bases, scalars, config))
+        Ok(sum_words)
     }
 }

@@ -1,13 +1,23 @@
 //! Multi-scalar multiplication on the GPU for the arkworks groups of [`zkgpu_curves`].
 //!
-//! Pippenger's bucket method with signed `c`-bit window digits. On the GPU: digit
-//! decomposition with a bucket-size histogram, a per-window prefix sum and a scatter that sort
-//! point indices into buckets (a counting sort), and bucket accumulation with the group's mixed
-//! addition on the curve VM. On the host, for now: the weighted bucket sums (running sums) and
-//! the combination of windows (Horner). docs/msm.md describes the pipeline.
+//! Pippenger's bucket method with signed `c`-bit window digits, all on the GPU but the last
+//! few hundred sums: digit decomposition with a bucket-size histogram, per-window prefix sums
+//! and a scatter that sort point indices into buckets (a counting sort), accumulation of
+//! bucket chunks with the group's mixed addition on the curve VM, chunk sums, and the weighted
+//! bucket reduction in segments summed by tree levels; the host decodes what is left and
+//! combines the windows (Horner). docs/msm.md describes the pipeline.
 //!
-//! Semantics follow arkworks' `VariableBaseMSM`: [`GpuMsm::msm`] errors when the lengths
-//! differ, [`GpuMsm::msm_unchecked`] uses the shorter length, empty input gives the identity.
+//! One way to ask: [`GpuMsm::prepare`] bases once, then [`GpuMsm::run`] an [`MsmRequest`]
+//! (scalars plain or prepared, a config, timings when asked). [`GpuMsm::msm`] and
+//! [`GpuMsm::msm_unchecked`] are arkworks' `VariableBaseMSM` helpers over it: `msm` errors
+//! when the lengths differ, `msm_unchecked` uses the shorter length, empty input gives the
+//! identity.
+//!
+//! The modules follow one MSM: [`config`](MsmConfig) (defaults from the size), `bases`
+//! (preparing, folding), `scalars`, `shape` (what follows from size and config), `scratch`
+//! (working buffers and uniforms), `params` (the uniforms' Rust side), `record` (pipelines,
+//! bind groups, passes), `engine` (plan -> record -> submit -> finish), `combine` (the host's
+//! part), `stored` (prepared bases to and from disk).
 
 mod bases;
 mod combine;
@@ -16,6 +26,7 @@ mod digits;
 mod engine;
 mod params;
 mod record;
+mod request;
 mod scalars;
 mod scratch;
 mod shape;
@@ -34,6 +45,7 @@ pub use config::{
 };
 pub use digits::{signed_digits, window_count};
 pub use engine::GpuMsm;
+pub use request::{MsmOutput, MsmRequest, MsmScalars};
 pub use scalars::{PreparedScalars, ScalarSlice};
 pub use stored::{BasesLayout, StoredFold};
 pub use timings::MsmTimings;

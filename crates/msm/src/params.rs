@@ -3,40 +3,29 @@
 
 use ark_ff::PrimeField;
 
+use crate::shape::Shape;
+pub(crate) use zkgpu_shaders::contract::msm_accumulate::{
+    AccumulateParams, FoldParams, ReduceParams,
+};
+pub(crate) use zkgpu_shaders::contract::msm_buckets::{ArgsParams, BucketParams};
+
+/// Invocations per workgroup of the MSM kernels: set as their `WORKGROUP_SIZE` override
+/// ([`OVERRIDES`]) and used to size their grids.
 pub(crate) const WORKGROUP_SIZE: u32 = 64;
+
+/// The pipeline overrides of every MSM kernel.
+pub(crate) const OVERRIDES: &[(&str, f64)] = &[("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
 
 /// Bins of the chunk-size histogram that orders chunks for accumulation (at most; one per
 /// size when `chunk` is at most this).
 pub(crate) const CHUNK_BINS: u32 = 1024;
 
-/// Buckets per workgroup of the scans (`SCAN_BLOCK` in shaders/kernels/msm_buckets.wgsl).
-pub(crate) const SCAN_BLOCK: u32 = 2048;
+/// Buckets per workgroup of the scans.
+pub(crate) use zkgpu_shaders::contract::msm_buckets::SCAN_BLOCK;
 
 /// Workgroups per window of a scan over `buckets` entries.
 pub(crate) fn scan_blocks(buckets: u32) -> u32 {
     buckets.div_ceil(SCAN_BLOCK).max(1)
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct BucketParams {
-    pub(crate) n: u32,
-    pub(crate) row_stride: u32,
-    pub(crate) c: u32,
-    pub(crate) windows: u32,
-    pub(crate) buckets: u32,
-    pub(crate) chunk: u32,
-    pub(crate) key_div: u32,
-    pub(crate) sets: u32,
-    pub(crate) set_stride: u32,
-    pub(crate) set_windows: u32,
-    pub(crate) fold_windows: u32,
-    pub(crate) folds: u32,
-    pub(crate) load: u32,
-    pub(crate) _pad: [u32; 3],
-    /// The scalar field's modulus, little-endian words (`msm_digits` takes scalars within
-    /// 2^64 below it as negative, as arkworks' `msm` does).
-    pub(crate) modulus: [u32; 8],
 }
 
 /// `F`'s modulus as 8 little-endian `u32` words.
@@ -49,73 +38,78 @@ pub(crate) fn modulus_words<F: PrimeField>() -> [u32; 8] {
     w
 }
 
-/// `msm_combine_args`' parameters (shaders/kernels/msm_buckets.wgsl).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct ArgsParams {
-    pub(crate) x_max: u32,
-    pub(crate) levels: u32,
-    pub(crate) group: u32,
-    pub(crate) full_x: u32,
-    pub(crate) full_y: u32,
-    pub(crate) _pad: [u32; 3],
-}
-
 /// Workgroups in x of the indirect dispatch over the combine list (its row stride is this
 /// times [`WORKGROUP_SIZE`]); within WebGPU's default 65,535.
 pub(crate) const LIST_X: u32 = 32_768;
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct FoldParams {
-    pub(crate) stride: u32,
-    pub(crate) count: u32,
-    pub(crate) row_stride: u32,
-    pub(crate) consts: u32,
-    pub(crate) folds: u32,
-    pub(crate) doublings: u32,
-    pub(crate) entry_identity: u32,
-    pub(crate) entry_madd: u32,
-    pub(crate) entry_dbl: u32,
-    pub(crate) entry_to_affine: u32,
-    pub(crate) acc_regs: u32,
-    pub(crate) affine_regs: u32,
+/// The chunk-size histogram that orders chunks for accumulation: chunk sizes
+/// `chunk - key_div k ..` fall in bin `k`, `bins` bins in all (at most [`CHUNK_BINS`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChunkBins {
+    pub(crate) key_div: u32,
+    pub(crate) bins: u32,
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct ReduceParams {
-    pub(crate) threads: u32,
-    pub(crate) row_stride: u32,
-    pub(crate) consts: u32,
-    pub(crate) entry_identity: u32,
-    pub(crate) entry_add: u32,
-    pub(crate) acc_regs: u32,
-    pub(crate) buckets: u32,
-    pub(crate) segments: u32,
-    pub(crate) seg_len: u32,
-    pub(crate) bits: u32,
-    pub(crate) block: u32,
-    pub(crate) _pad: u32,
+impl ChunkBins {
+    pub(crate) fn new(chunk: u32) -> Self {
+        let key_div = chunk.div_ceil(CHUNK_BINS);
+        Self {
+            key_div,
+            bins: chunk.div_ceil(key_div),
+        }
+    }
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct AccumulateParams {
-    pub(crate) cap: u32,
-    pub(crate) row_stride: u32,
-    pub(crate) consts: u32,
-    pub(crate) entry_identity: u32,
-    pub(crate) entry_madd: u32,
-    pub(crate) neg_reg: u32,
-    pub(crate) acc_regs: u32,
-    pub(crate) affine_regs: u32,
-    pub(crate) neg_regs: u32,
-    pub(crate) windows: u32,
-    pub(crate) buckets: u32,
-    pub(crate) chunk: u32,
-    pub(crate) entry_add: u32,
-    pub(crate) stride: u32,
-    pub(crate) group: u32,
-    pub(crate) level_mode: u32,
+/// Parameters of a pass over `windows` windows of `buckets` buckets of one set, from
+/// `base` (a count or offset, by pass), on a grid of `row_stride` invocations per row.
+pub(crate) fn bucket_params<F: PrimeField>(
+    shape: &Shape,
+    bins: ChunkBins,
+    base: u32,
+    row_stride: u32,
+    windows: u32,
+    buckets: u32,
+) -> BucketParams {
+    BucketParams {
+        n: base,
+        row_stride,
+        c: shape.c,
+        windows,
+        buckets,
+        chunk: shape.chunk,
+        key_div: bins.key_div,
+        sets: 1,
+        set_stride: 0,
+        set_windows: windows,
+        fold_windows: windows,
+        folds: 1,
+        load: 1,
+        modulus: modulus_words::<F>(),
+        ..BucketParams::default()
+    }
+}
+
+/// Parameters of the digits, the histogram scan and the scatter: the digit windows of
+/// every set, folded as the shape says.
+pub(crate) fn digit_params<F: PrimeField>(
+    shape: &Shape,
+    bins: ChunkBins,
+    row_stride: u32,
+) -> BucketParams {
+    BucketParams {
+        sets: shape.sets,
+        set_stride: shape.set_stride,
+        set_windows: shape.set_windows,
+        fold_windows: shape.fold_windows,
+        folds: shape.folds,
+        load: shape.load,
+        ..bucket_params::<F>(
+            shape,
+            bins,
+            shape.n,
+            row_stride,
+            shape.digit_windows,
+            shape.buckets,
+        )
+    }
 }

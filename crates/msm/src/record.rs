@@ -1,9 +1,13 @@
 //! The MSM's pipelines and its passes: which kernel runs over which buffers, in order.
 
 use zkgpu_curves::GpuCurve;
-use zkgpu_runtime::{Checks, Pipeline, wgpu};
+use zkgpu_runtime::{Checks, GpuContext, PassTimer, Pipeline, grid, wgpu};
 
+use crate::params::{CHUNK_BINS, OVERRIDES, WORKGROUP_SIZE, scan_blocks};
+use crate::scratch::Scratch;
+use crate::shape::Shape;
 use crate::{GpuMsm, Result};
+use zkgpu_shaders::contract::{msm_accumulate as acc, msm_buckets as bk, msm_scalars as sc};
 
 /// The pipelines of one MSM.
 pub(crate) struct Pipelines {
@@ -37,50 +41,45 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         // to bucket sizes, bit lengths and uniforms: see shaders/kernels/msm_accumulate.wgsl.
         let trusted = Checks::TrustedLoops;
         Ok(Pipelines {
-            digits: ctx.pipeline(b, "msm_digits", Checks::Default, &[]).await?,
-            scan_blocks: ctx
-                .pipeline(b, "msm_scan_blocks", Checks::Default, &[])
+            digits: ctx
+                .pipeline(b, "msm_digits", Checks::Default, OVERRIDES)
                 .await?,
-            scan: ctx.pipeline(b, "msm_scan", Checks::Default, &[]).await?,
-            scatter: ctx.pipeline(b, "msm_scatter", Checks::Default, &[]).await?,
+            scan_blocks: ctx
+                .pipeline(b, "msm_scan_blocks", Checks::Default, OVERRIDES)
+                .await?,
+            scan: ctx
+                .pipeline(b, "msm_scan", Checks::Default, OVERRIDES)
+                .await?,
+            scatter: ctx
+                .pipeline(b, "msm_scatter", Checks::Default, OVERRIDES)
+                .await?,
             chunks: ctx
-                .pipeline(b, "msm_chunk_counts", Checks::Default, &[])
+                .pipeline(b, "msm_chunk_counts", Checks::Default, OVERRIDES)
                 .await?,
             order: ctx
-                .pipeline(b, "msm_chunk_order", Checks::Default, &[])
+                .pipeline(b, "msm_chunk_order", Checks::Default, OVERRIDES)
                 .await?,
             args: ctx
-                .pipeline(b, "msm_combine_args", Checks::Default, &[])
+                .pipeline(b, "msm_combine_args", Checks::Default, OVERRIDES)
                 .await?,
             acc: ctx
-                .pipeline(a, "msm_bucket_accumulate", trusted, &[])
+                .pipeline(a, "msm_bucket_accumulate", trusted, OVERRIDES)
                 .await?,
-            combine: ctx.pipeline(a, "msm_combine_chunks", trusted, &[]).await?,
-            reduce: ctx.pipeline(a, "msm_reduce_segments", trusted, &[]).await?,
+            combine: ctx
+                .pipeline(a, "msm_combine_chunks", trusted, OVERRIDES)
+                .await?,
+            reduce: ctx
+                .pipeline(a, "msm_reduce_segments", trusted, OVERRIDES)
+                .await?,
             convert: match &self.scalars_module {
                 Some(m) => Some(
-                    ctx.pipeline(m, "msm_scalars_from_montgomery", Checks::Default, &[])
+                    ctx.pipeline(m, "msm_scalars_from_montgomery", Checks::Default, OVERRIDES)
                         .await?,
                 ),
                 None => None,
             },
         })
     }
-}
-
-/// The two dispatches of one scan over a grid of (blocks, windows): block totals, then
-/// offsets (`bind` holds the two bind groups).
-pub(crate) fn scan_stages<'a>(
-    p: &'a Pipelines,
-    bind: &'a (wgpu::BindGroup, wgpu::BindGroup),
-    blocks: u32,
-    windows: u32,
-) -> [(Stage, &'a Pipeline, &'a wgpu::BindGroup, Dispatch); 2] {
-    let grid = Dispatch::Grid(blocks, windows);
-    [
-        (Stage::Scan, &p.scan_blocks, &bind.0, grid),
-        (Stage::Scan, &p.scan, &bind.1, grid),
-    ]
 }
 
 /// How a pass is dispatched: a grid of workgroups, or indirectly from `dispatch_args` at a
@@ -100,4 +99,345 @@ pub(crate) enum Stage {
     Accumulate,
     Combine,
     Reduce,
+}
+
+/// One compute pass: its stage (for the timings), kernel, bindings and dispatch.
+pub(crate) struct Pass<'a> {
+    pub(crate) stage: Stage,
+    pipeline: &'a Pipeline,
+    bind: &'a wgpu::BindGroup,
+    pub(crate) dispatch: Dispatch,
+}
+
+/// The bind groups of one MSM over one part of the bases. Layouts derived from the shaders
+/// hold only the bindings each entry point uses; bindings are named by the kernels'
+/// variables (`zkgpu_shaders::contract`).
+pub(crate) struct BindGroups {
+    convert: Option<wgpu::BindGroup>,
+    digits: wgpu::BindGroup,
+    /// Each scan is two dispatches over (blocks, windows): block totals, then offsets.
+    bucket_scan: (wgpu::BindGroup, wgpu::BindGroup),
+    scatter: wgpu::BindGroup,
+    chunks: wgpu::BindGroup,
+    args: wgpu::BindGroup,
+    chunk_scan: (wgpu::BindGroup, wgpu::BindGroup),
+    bin_scan: (wgpu::BindGroup, wgpu::BindGroup),
+    order: wgpu::BindGroup,
+    accumulate: wgpu::BindGroup,
+    /// The tree levels over large buckets' chunks, then the last chunk sums pass.
+    chunk_levels: Vec<wgpu::BindGroup>,
+    combine: wgpu::BindGroup,
+    reduce: wgpu::BindGroup,
+    /// The tree levels over each window's segment sums, with their grids.
+    levels: Vec<(wgpu::BindGroup, (u32, u32))>,
+}
+
+impl BindGroups {
+    /// The bind groups over `s`'s buffers, the formula program `code` and the part's `bases`.
+    pub(crate) fn new(
+        ctx: &GpuContext,
+        p: &Pipelines,
+        s: &Scratch,
+        code: &wgpu::Buffer,
+        bases: &wgpu::Buffer,
+        convert: bool,
+    ) -> Self {
+        let (bucket_scan, chunk_scan, bin_scan) = (
+            scan_groups(ctx, p, s, &s.counts, &s.offsets, &s.bparams),
+            scan_groups(ctx, p, s, &s.chunk_counts, &s.chunk_offsets, &s.csparams),
+            scan_groups(ctx, p, s, &s.chunk_hist, &s.bin_offsets, &s.hsparams),
+        );
+        let (accumulate, chunk_levels, combine, reduce, levels) =
+            sum_groups(ctx, p, s, code, bases);
+        Self {
+            convert: p
+                .convert
+                .as_ref()
+                .filter(|_| convert)
+                .map(|c| ctx.bind_group(c, &[(sc::SCALARS, &s.scalars), (sc::SP, &s.bparams)])),
+            digits: ctx.bind_group(
+                &p.digits,
+                &[
+                    (bk::SCALARS, &s.scalars),
+                    (bk::DIGITS, &s.digits),
+                    (bk::COUNTS, &s.counts),
+                    (bk::BP, &s.bparams),
+                ],
+            ),
+            bucket_scan,
+            scatter: ctx.bind_group(
+                &p.scatter,
+                &[
+                    (bk::DIGITS, &s.digits),
+                    (bk::COUNTS, &s.cursors),
+                    (bk::OFFSETS, &s.offsets),
+                    (bk::ENTRIES, &s.entries),
+                    (bk::BP, &s.bparams),
+                ],
+            ),
+            // The scatter's cursors end equal to the bucket sizes of every window of every
+            // set (the histogram `counts` holds the digit windows only).
+            chunks: ctx.bind_group(
+                &p.chunks,
+                &[
+                    (bk::COUNTS, &s.cursors),
+                    (bk::OFFSETS, &s.chunk_counts),
+                    (bk::BP, &s.ccparams),
+                    (bk::CHUNK_BINS, &s.chunk_hist),
+                    (bk::COMBINE_LIST, &s.combine_list),
+                ],
+            ),
+            args: ctx.bind_group(
+                &p.args,
+                &[
+                    (bk::COMBINE_LIST, &s.combine_list),
+                    (bk::DISPATCH_ARGS, &s.dispatch_args),
+                    (bk::GP, &s.gparams),
+                ],
+            ),
+            chunk_scan,
+            bin_scan,
+            order: ctx.bind_group(
+                &p.order,
+                &[
+                    (bk::COUNTS, &s.cursors),
+                    (bk::OFFSETS, &s.bin_offsets),
+                    (bk::ENTRIES, &s.chunk_order),
+                    (bk::BP, &s.ccparams),
+                    (bk::CHUNK_BINS, &s.bin_cursors),
+                ],
+            ),
+            accumulate,
+            chunk_levels,
+            combine,
+            reduce,
+            levels,
+        }
+    }
+
+    /// The passes in order: digits, the bucket sort, accumulation, chunk sums, reduction.
+    pub(crate) fn passes<'a>(&'a self, p: &'a Pipelines, shape: &Shape, max: u32) -> Vec<Pass<'a>> {
+        let pass = |stage, pipeline: &'a Pipeline, bind, dispatch| Pass {
+            stage,
+            pipeline,
+            bind,
+            dispatch,
+        };
+        let scan = |bind: &'a (wgpu::BindGroup, wgpu::BindGroup), blocks, windows| {
+            let grid = Dispatch::Grid(blocks, windows);
+            [
+                pass(Stage::Scan, &p.scan_blocks, &bind.0, grid),
+                pass(Stage::Scan, &p.scan, &bind.1, grid),
+            ]
+        };
+        let on = |count: u32| {
+            let (x, y, _) = grid(count, WORKGROUP_SIZE, max);
+            Dispatch::Grid(x, y)
+        };
+        let (points, slots, chunks) = (on(shape.n), on(shape.slots), on(shape.chunk_slots));
+        let (windows, blocks) = (shape.windows, scan_blocks(shape.buckets));
+        let mut out = Vec::new();
+        if let (Some(pipeline), Some(bind)) = (&p.convert, &self.convert) {
+            out.push(pass(Stage::Digits, pipeline, bind, points));
+        }
+        out.push(pass(Stage::Digits, &p.digits, &self.digits, points));
+        out.extend(scan(&self.bucket_scan, blocks, windows));
+        out.push(pass(Stage::Scatter, &p.scatter, &self.scatter, points));
+        out.push(pass(Stage::Scan, &p.chunks, &self.chunks, slots));
+        out.push(pass(Stage::Scan, &p.args, &self.args, Dispatch::Grid(1, 1)));
+        out.extend(scan(&self.chunk_scan, blocks, windows));
+        out.extend(scan(&self.bin_scan, scan_blocks(CHUNK_BINS), 1));
+        out.push(pass(Stage::Scan, &p.order, &self.order, slots));
+        out.push(pass(Stage::Accumulate, &p.acc, &self.accumulate, chunks));
+        // The chunk sums' dispatches are sized on the GPU (msm_combine_args): the tree levels
+        // only where some bucket has that many chunks, the last pass only over the buckets of
+        // zero or several chunks.
+        for (l, bind) in self.chunk_levels.iter().enumerate() {
+            let offset = 12 * (l as u64 + 1);
+            out.push(pass(
+                Stage::Combine,
+                &p.combine,
+                bind,
+                Dispatch::Indirect(offset),
+            ));
+        }
+        out.push(pass(
+            Stage::Combine,
+            &p.combine,
+            &self.combine,
+            Dispatch::Indirect(0),
+        ));
+        out.push(pass(
+            Stage::Reduce,
+            &p.reduce,
+            &self.reduce,
+            on(windows * shape.segments),
+        ));
+        for (bind, (x, y)) in &self.levels {
+            out.push(pass(
+                Stage::Reduce,
+                &p.combine,
+                bind,
+                Dispatch::Grid(*x, *y),
+            ));
+        }
+        out
+    }
+}
+
+/// The two bind groups of a scan of `counts` into `offsets` with `params`.
+fn scan_groups(
+    ctx: &GpuContext,
+    p: &Pipelines,
+    s: &Scratch,
+    counts: &wgpu::Buffer,
+    offsets: &wgpu::Buffer,
+    params: &wgpu::Buffer,
+) -> (wgpu::BindGroup, wgpu::BindGroup) {
+    (
+        ctx.bind_group(
+            &p.scan_blocks,
+            &[
+                (bk::COUNTS, counts),
+                (bk::BP, params),
+                (bk::BLOCK_SUMS, &s.block_sums),
+            ],
+        ),
+        ctx.bind_group(
+            &p.scan,
+            &[
+                (bk::COUNTS, counts),
+                (bk::OFFSETS, offsets),
+                (bk::BP, params),
+                (bk::BLOCK_SUMS, &s.block_sums),
+            ],
+        ),
+    )
+}
+
+type SumGroups = (
+    wgpu::BindGroup,
+    Vec<wgpu::BindGroup>,
+    wgpu::BindGroup,
+    wgpu::BindGroup,
+    Vec<(wgpu::BindGroup, (u32, u32))>,
+);
+
+/// The bind groups of the summing passes: accumulation, chunk tree levels, the last chunk
+/// sums, the reduction, and the segment tree levels.
+fn sum_groups(
+    ctx: &GpuContext,
+    p: &Pipelines,
+    s: &Scratch,
+    code: &wgpu::Buffer,
+    bases: &wgpu::Buffer,
+) -> SumGroups {
+    let accumulate = ctx.bind_group(
+        &p.acc,
+        &[
+            (acc::VM_CODE, code),
+            (acc::BASES, bases),
+            (acc::ENTRIES, &s.entries),
+            (acc::OFFSETS, &s.offsets),
+            (acc::SIZES, &s.cursors),
+            (acc::AP, &s.aparams),
+            (acc::CHUNK_OFFSETS, &s.chunk_offsets),
+            (acc::PARTIALS, &s.partials),
+            (acc::CHUNK_ORDER, &s.chunk_order),
+        ],
+    );
+    let combine = |out: &wgpu::Buffer, params, first, count, input| {
+        ctx.bind_group(
+            &p.combine,
+            &[
+                (acc::VM_CODE, code),
+                (acc::BUCKET_SUMS, out),
+                (acc::AP, params),
+                (acc::CHUNK_OFFSETS, first),
+                (acc::CHUNK_COUNTS, count),
+                (acc::PARTIALS, input),
+                (acc::CHUNK_ORDER, &s.chunk_order),
+                (acc::COMBINE_LIST, &s.combine_list),
+            ],
+        )
+    };
+    let chunk = |params| {
+        combine(
+            &s.sums,
+            params,
+            &s.chunk_offsets,
+            &s.chunk_counts,
+            &s.partials,
+        )
+    };
+    let reduce = ctx.bind_group(
+        &p.reduce,
+        &[
+            (acc::VM_CODE, code),
+            (acc::BUCKET_SUMS, &s.sums),
+            (acc::RP, &s.rparams),
+            (acc::SEG_OUT, &s.seg_out),
+            (acc::CHUNK_OFFSETS, &s.chunk_offsets),
+            (acc::CHUNK_COUNTS, &s.chunk_counts),
+            (acc::PARTIALS, &s.partials),
+        ],
+    );
+    // Tree levels: each window's segment sums added up in groups.
+    let max = ctx.limits().max_compute_workgroups_per_dimension;
+    let mut input = &s.seg_out;
+    let mut levels = Vec::new();
+    for level in &s.levels {
+        let bind = combine(&level.out, &level.params, &level.first, &level.count, input);
+        let (x, y, _) = grid(level.groups, WORKGROUP_SIZE, max);
+        levels.push((bind, (x, y)));
+        input = &level.out;
+    }
+    (
+        accumulate,
+        s.chunk_levels.iter().map(chunk).collect(),
+        chunk(&s.mparams),
+        reduce,
+        levels,
+    )
+}
+
+/// Records `passes` into a new encoder, after clearing the buffers the kernels count into,
+/// each pass timed by `timer` where given.
+pub(crate) fn encode(
+    ctx: &GpuContext,
+    passes: &[Pass<'_>],
+    s: &Scratch,
+    timer: Option<&PassTimer>,
+) -> wgpu::CommandEncoder {
+    let mut enc = ctx
+        .device()
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
+    // Reused buffers that the kernels count into or read past what they write.
+    for buf in [
+        &s.counts,
+        &s.cursors,
+        &s.chunk_hist,
+        &s.bin_cursors,
+        &s.chunk_order,
+    ] {
+        enc.clear_buffer(buf, 0, None);
+    }
+    // The combine list's count and maximum.
+    enc.clear_buffer(&s.combine_list, 0, Some(8));
+    for (k, pass) in passes.iter().enumerate() {
+        let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("msm stage"),
+            timestamp_writes: timer.map(|t| t.writes(k as u32, true, true)),
+        });
+        cp.set_pipeline(&pass.pipeline.pipeline);
+        cp.set_bind_group(0, pass.bind, &[]);
+        match pass.dispatch {
+            Dispatch::Grid(x, y) => cp.dispatch_workgroups(x, y, 1),
+            Dispatch::Indirect(offset) => cp.dispatch_workgroups_indirect(&s.dispatch_args, offset),
+        }
+    }
+    if let Some(timer) = timer {
+        timer.resolve(&mut enc);
+    }
+    enc
 }

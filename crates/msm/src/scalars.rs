@@ -4,6 +4,7 @@
 use ark_ff::PrimeField;
 use rayon::prelude::*;
 use zkgpu_limbs::RawMontgomery;
+use zkgpu_runtime::{GpuContext, wgpu};
 
 /// Scalars converted once to the words the GPU reads (canonical, 8 little-endian u32 words
 /// each), for several MSMs with the same scalars: Groth16's A, B in G1 and B in G2 share the
@@ -143,4 +144,37 @@ pub(crate) fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
             Scalars::Field(s).write_words(0, bytemuck::cast_slice_mut(o));
         });
     out
+}
+
+/// Writes `scalars` into `buffer` on the host's threads, straight into the upload's staging
+/// memory: as the field stores them (Montgomery form, for `msm_scalars_from_montgomery`)
+/// where `montgomery`, else as canonical words, checking each against `limit` bits. Returns
+/// the first scalar found wider than `limit` (its index and bit length), if any.
+pub(crate) fn write_scalars<F: PrimeField + RawMontgomery>(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    scalars: Scalars<'_, F>,
+    montgomery: bool,
+    limit: u32,
+) -> zkgpu_runtime::Result<Option<(usize, u32)>> {
+    let too_wide = std::sync::Mutex::new(None);
+    ctx.write_par(buffer, 0, 32 * scalars.len() as u64, 32, |at, block| {
+        if montgomery {
+            scalars.write_montgomery(at / 32, block);
+            return;
+        }
+        scalars.write_words(at / 32, block);
+        if limit < 256 {
+            let words: &[u32] = bytemuck::cast_slice(block);
+            for (k, w) in words.chunks_exact(8).enumerate() {
+                let bits = scalar_bits(w);
+                if bits > limit {
+                    let mut first = too_wide.lock().unwrap_or_else(|e| e.into_inner());
+                    first.get_or_insert((at / 32 + k, bits));
+                    break;
+                }
+            }
+        }
+    })?;
+    Ok(too_wide.into_inner().unwrap_or_else(|e| e.into_inner()))
 }

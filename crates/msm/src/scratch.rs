@@ -60,6 +60,20 @@ pub(crate) struct TreeLevel {
 }
 
 impl<'c, C: GpuCurve> GpuMsm<'c, C> {
+    /// Working buffers for `shape`: a pooled set of that shape, else new ones.
+    pub(crate) fn take_scratch(&self, shape: Shape) -> Result<Scratch> {
+        let taken = {
+            let mut pool = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+            pool.iter()
+                .position(|s| s.shape == shape)
+                .map(|k| pool.remove(k))
+        };
+        match taken {
+            Some(s) => Ok(s),
+            None => self.scratch_for(shape),
+        }
+    }
+
     /// Puts `s` back for the next MSM of its shape, keeping at most [`SCRATCH_POOL`].
     pub(crate) fn return_scratch(&self, s: Scratch) {
         let mut pool = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
@@ -83,131 +97,29 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         let ctx = self.ctx;
         let Shape {
             n,
-            c,
             digit_windows,
-            sets,
-            set_stride,
-            set_windows,
-            fold_windows,
-            folds,
             load,
             windows,
             buckets,
             slots,
-            segments,
-            chunk,
-            cap,
             chunk_slots,
-            tree_group,
-            chunk_group,
             ..
         } = shape;
         let max = ctx.limits().max_compute_workgroups_per_dimension;
         let (_, _, stride) = grid(n, WORKGROUP_SIZE, max);
         let (_, _, cstride) = grid(slots, WORKGROUP_SIZE, max);
-        let (ax, ay, astride) = grid(chunk_slots, WORKGROUP_SIZE, max);
         let point_bytes = C::acc_words() as u64 * 4;
-        // The chunk-size histogram: sizes chunk - key_div * k .. in bin k.
-        let key_div = chunk.div_ceil(CHUNK_BINS);
-        let bins = chunk.div_ceil(key_div);
-        let bucket_params = |base: u32, row_stride: u32, windows: u32, buckets: u32| BucketParams {
-            n: base,
-            row_stride,
-            c,
-            windows,
-            buckets,
-            chunk,
-            key_div,
-            sets: 1,
-            set_stride: 0,
-            set_windows: windows,
-            fold_windows: windows,
-            folds: 1,
-            load: 1,
-            _pad: [0; 3],
-            modulus: modulus_words::<C::Scalar>(),
+        let bins = ChunkBins::new(shape.chunk);
+        let bucket_params = |base, row_stride, windows, buckets| {
+            bucket_params::<C::Scalar>(&shape, bins, base, row_stride, windows, buckets)
         };
-        let acc_regs = 4 * C::DEGREE as u32;
-        let accumulate = AccumulateParams {
-            cap,
-            row_stride: astride,
-            consts: self.consts,
-            entry_identity: self.entries[0],
-            entry_madd: self.entries[1],
-            neg_reg: (C::AFFINE_NEG_COORD * C::DEGREE) as u32,
-            acc_regs,
-            affine_regs: 2 * C::DEGREE as u32,
-            neg_regs: C::DEGREE as u32,
-            windows,
-            buckets,
-            chunk,
-            entry_add: self.entries[2],
-            stride: 1,
-            group: chunk_group,
-            level_mode: 0,
-        };
-        // Tree levels over the chunks of large buckets: a bucket has at most
-        // ceil(n load / chunk) chunks; level l adds groups of chunk_group partials
-        // chunk_group^l apart, until the final combine has at most chunk_group left.
-        let mut chunk_levels = Vec::new();
-        let mut chunk_stride = 1u32;
-        while (n * load).div_ceil(chunk).div_ceil(chunk_stride) > chunk_group {
-            chunk_levels.push(ctx.uniform_buffer(
-                "msm chunk tree params",
-                &AccumulateParams {
-                    stride: chunk_stride,
-                    level_mode: 1,
-                    ..accumulate
-                },
-            ));
-            chunk_stride *= chunk_group;
-        }
-        let threads = windows * segments;
-        let (_, _, rstride) = grid(threads, WORKGROUP_SIZE, max);
+        let accumulate = self.accumulate_params(&shape);
+        let (chunk_levels, chunk_stride) = self.chunk_levels(&shape, accumulate);
+        let (levels, left) = self.tree_levels(&shape, accumulate)?;
+        let layout = RowLayout::new(shape.segments, windows);
         let zeroed = |label: &str, bytes: u64| ctx.storage_zeroed(label, bytes);
         let windows_n = u64::from(windows) * u64::from(n) * u64::from(load);
         let digits_n = u64::from(digit_windows) * u64::from(n);
-        // Tree levels: every row of each window's block of segment sums (docs/msm.md) added
-        // up in groups of tree_group until each row has at most `target` sums left, by
-        // msm_combine_chunks over (offset, count) groups.
-        let layout = RowLayout::new(segments, windows);
-        let mut levels = Vec::new();
-        let mut runs = layout.rows.clone();
-        while runs.iter().any(|&len| len > layout.target) {
-            let next: Vec<u32> = runs.iter().map(|len| len.div_ceil(tree_group)).collect();
-            let per: u32 = runs.iter().sum();
-            let next_per: u32 = next.iter().sum();
-            let groups = windows * next_per;
-            let mut first = Vec::with_capacity(groups as usize);
-            let mut count = Vec::with_capacity(groups as usize);
-            for w in 0..windows {
-                let mut at = w * per;
-                for &len in &runs {
-                    for q in 0..len.div_ceil(tree_group) {
-                        first.push(at + q * tree_group);
-                        count.push(tree_group.min(len - q * tree_group));
-                    }
-                    at += len;
-                }
-            }
-            let (_, _, gstride) = grid(groups, WORKGROUP_SIZE, max);
-            levels.push(TreeLevel {
-                first: ctx.storage_buffer("msm tree group offsets", &first)?,
-                count: ctx.storage_buffer("msm tree group sizes", &count)?,
-                out: zeroed("msm tree sums", u64::from(groups) * point_bytes)?,
-                params: ctx.uniform_buffer(
-                    "msm tree params",
-                    &AccumulateParams {
-                        row_stride: gstride,
-                        windows: 1,
-                        buckets: groups,
-                        ..accumulate
-                    },
-                ),
-                groups,
-            });
-            runs = next;
-        }
         Ok(Scratch {
             shape,
             scalars: zeroed("msm scalars", u64::from(n) * 32)?,
@@ -219,13 +131,13 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             sums: zeroed("msm bucket sums", u64::from(slots) * point_bytes)?,
             chunk_counts: zeroed("msm chunk counts", u64::from(slots) * 4)?,
             chunk_offsets: zeroed("msm chunk offsets", u64::from(slots) * 4)?,
-            chunk_hist: zeroed("msm chunk size histogram", u64::from(bins) * 4)?,
+            chunk_hist: zeroed("msm chunk size histogram", u64::from(bins.bins) * 4)?,
             block_sums: zeroed(
                 "msm scan block sums",
                 u64::from(windows * scan_blocks(buckets)) * 4,
             )?,
-            bin_offsets: zeroed("msm chunk bin offsets", u64::from(bins) * 4)?,
-            bin_cursors: zeroed("msm chunk bin cursors", u64::from(bins) * 4)?,
+            bin_offsets: zeroed("msm chunk bin offsets", u64::from(bins.bins) * 4)?,
+            bin_cursors: zeroed("msm chunk bin cursors", u64::from(bins.bins) * 4)?,
             chunk_order: zeroed("msm chunk order", u64::from(chunk_slots) * 8)?,
             partials: zeroed("msm chunk sums", u64::from(chunk_slots) * point_bytes)?,
             seg_out: zeroed(
@@ -235,15 +147,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             // Digits, histogram scan and scatter: the digit windows, and the sets.
             bparams: ctx.uniform_buffer(
                 "msm bucket params",
-                &BucketParams {
-                    sets,
-                    set_stride,
-                    set_windows,
-                    fold_windows,
-                    folds,
-                    load,
-                    ..bucket_params(n, stride, digit_windows, buckets)
-                },
+                &digit_params::<C::Scalar>(&shape, bins, stride),
             ),
             ccparams: ctx.uniform_buffer(
                 "msm chunk count params",
@@ -252,11 +156,13 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             // The chunk scan: window w's chunks start at w * cap.
             csparams: ctx.uniform_buffer(
                 "msm chunk scan params",
-                &bucket_params(cap, stride, windows, buckets),
+                &bucket_params(shape.cap, stride, windows, buckets),
             ),
             // The histogram scan: one "window" of `bins` bins.
-            hsparams: ctx
-                .uniform_buffer("msm chunk bin scan params", &bucket_params(0, 1, 1, bins)),
+            hsparams: ctx.uniform_buffer(
+                "msm chunk bin scan params",
+                &bucket_params(0, 1, 1, bins.bins),
+            ),
             aparams: ctx.uniform_buffer("msm accumulate params", &accumulate),
             mparams: ctx.uniform_buffer(
                 "msm combine params",
@@ -274,35 +180,150 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             )?,
             gparams: ctx.uniform_buffer(
                 "msm combine args params",
-                &ArgsParams {
-                    x_max: LIST_X,
-                    levels: chunk_levels.len() as u32,
-                    group: chunk_group,
-                    full_x: ax,
-                    full_y: ay,
-                    _pad: [0; 3],
-                },
+                &self.args_params(&shape, chunk_levels.len() as u32),
             ),
             chunk_levels,
-            rparams: ctx.uniform_buffer(
-                "msm reduce params",
-                &ReduceParams {
-                    threads,
-                    row_stride: rstride,
-                    consts: self.consts,
-                    entry_identity: self.entries[0],
-                    entry_add: self.entries[2],
-                    acc_regs,
-                    buckets,
-                    segments,
-                    seg_len: (buckets - 1) / segments,
-                    bits: segments.trailing_zeros(),
-                    block: layout.block(),
-                    _pad: 0,
-                },
-            ),
+            rparams: ctx.uniform_buffer("msm reduce params", &self.reduce_params(&shape)),
             levels,
-            left: runs,
+            left,
         })
+    }
+
+    /// `msm_bucket_accumulate`'s parameters, which the chunk sums and tree levels start from.
+    fn accumulate_params(&self, shape: &Shape) -> AccumulateParams {
+        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
+        let (_, _, row_stride) = grid(shape.chunk_slots, WORKGROUP_SIZE, max);
+        AccumulateParams {
+            cap: shape.cap,
+            row_stride,
+            consts: self.consts,
+            entry_identity: self.entries[0],
+            entry_madd: self.entries[1],
+            neg_reg: (C::AFFINE_NEG_COORD * C::DEGREE) as u32,
+            acc_regs: 4 * C::DEGREE as u32,
+            affine_regs: 2 * C::DEGREE as u32,
+            neg_regs: C::DEGREE as u32,
+            windows: shape.windows,
+            buckets: shape.buckets,
+            chunk: shape.chunk,
+            entry_add: self.entries[2],
+            stride: 1,
+            group: shape.chunk_group,
+            level_mode: 0,
+        }
+    }
+
+    /// `msm_combine_args`' parameters for `levels` chunk tree levels.
+    fn args_params(&self, shape: &Shape, levels: u32) -> ArgsParams {
+        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
+        let (full_x, full_y, _) = grid(shape.chunk_slots, WORKGROUP_SIZE, max);
+        ArgsParams {
+            x_max: LIST_X,
+            levels,
+            group: shape.chunk_group,
+            full_x,
+            full_y,
+            ..ArgsParams::default()
+        }
+    }
+
+    /// `msm_reduce_segments`' parameters.
+    fn reduce_params(&self, shape: &Shape) -> ReduceParams {
+        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
+        let threads = shape.windows * shape.segments;
+        let (_, _, row_stride) = grid(threads, WORKGROUP_SIZE, max);
+        ReduceParams {
+            threads,
+            row_stride,
+            consts: self.consts,
+            entry_identity: self.entries[0],
+            entry_add: self.entries[2],
+            acc_regs: 4 * C::DEGREE as u32,
+            buckets: shape.buckets,
+            segments: shape.segments,
+            seg_len: (shape.buckets - 1) / shape.segments,
+            bits: shape.segments.trailing_zeros(),
+            block: RowLayout::new(shape.segments, shape.windows).block(),
+            ..ReduceParams::default()
+        }
+    }
+
+    /// Tree levels over the chunks of large buckets: a bucket has at most
+    /// ceil(n load / chunk) chunks; level l adds groups of chunk_group partials
+    /// chunk_group^l apart, until the final combine has at most chunk_group left. Returns
+    /// each level's parameters and the final combine's stride.
+    fn chunk_levels(
+        &self,
+        shape: &Shape,
+        accumulate: AccumulateParams,
+    ) -> (Vec<wgpu::Buffer>, u32) {
+        let mut levels = Vec::new();
+        let mut stride = 1u32;
+        let most = (shape.n * shape.load).div_ceil(shape.chunk);
+        while most.div_ceil(stride) > shape.chunk_group {
+            levels.push(self.ctx.uniform_buffer(
+                "msm chunk tree params",
+                &AccumulateParams {
+                    stride,
+                    level_mode: 1,
+                    ..accumulate
+                },
+            ));
+            stride *= shape.chunk_group;
+        }
+        (levels, stride)
+    }
+
+    /// Tree levels: every row of each window's block of segment sums (docs/msm.md) added up
+    /// in groups of tree_group until each row has at most `target` sums left, by
+    /// msm_combine_chunks over (offset, count) groups. Returns the levels and the sums per
+    /// row they leave.
+    fn tree_levels(
+        &self,
+        shape: &Shape,
+        accumulate: AccumulateParams,
+    ) -> Result<(Vec<TreeLevel>, Vec<u32>)> {
+        let ctx = self.ctx;
+        let (windows, group) = (shape.windows, shape.tree_group);
+        let max = ctx.limits().max_compute_workgroups_per_dimension;
+        let layout = RowLayout::new(shape.segments, windows);
+        let mut levels = Vec::new();
+        let mut runs = layout.rows.clone();
+        while runs.iter().any(|&len| len > layout.target) {
+            let next: Vec<u32> = runs.iter().map(|len| len.div_ceil(group)).collect();
+            let per: u32 = runs.iter().sum();
+            let groups = windows * next.iter().sum::<u32>();
+            let mut first = Vec::with_capacity(groups as usize);
+            let mut count = Vec::with_capacity(groups as usize);
+            for w in 0..windows {
+                let mut at = w * per;
+                for &len in &runs {
+                    for q in 0..len.div_ceil(group) {
+                        first.push(at + q * group);
+                        count.push(group.min(len - q * group));
+                    }
+                    at += len;
+                }
+            }
+            let (_, _, row_stride) = grid(groups, WORKGROUP_SIZE, max);
+            let point_bytes = C::acc_words() as u64 * 4;
+            levels.push(TreeLevel {
+                first: ctx.storage_buffer("msm tree group offsets", &first)?,
+                count: ctx.storage_buffer("msm tree group sizes", &count)?,
+                out: ctx.storage_zeroed("msm tree sums", u64::from(groups) * point_bytes)?,
+                params: ctx.uniform_buffer(
+                    "msm tree params",
+                    &AccumulateParams {
+                        row_stride,
+                        windows: 1,
+                        buckets: groups,
+                        ..accumulate
+                    },
+                ),
+                groups,
+            });
+            runs = next;
+        }
+        Ok((levels, runs))
     }
 }

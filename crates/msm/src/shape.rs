@@ -101,21 +101,7 @@ impl Shape {
         let (sets, set_stride) = sets;
         let folds = fold.map_or(1, |f| f.folds);
         let set_stride = if sets > 1 || folds > 1 { set_stride } else { 0 };
-        let c = match (fold, config.window_bits) {
-            (Some(f), Some(c)) if c != f.c => {
-                return Err(MsmError::Config(format!(
-                    "window_bits {c}: these bases were folded for {}-bit windows",
-                    f.c
-                )));
-            }
-            (Some(f), _) => f.c,
-            (None, c) => c.unwrap_or_else(|| default_window_bits(n)),
-        };
-        if !(2..=MAX_WINDOW_BITS).contains(&c) {
-            return Err(MsmError::Config(format!(
-                "window_bits {c} is outside 2..={MAX_WINDOW_BITS}"
-            )));
-        }
+        let c = window_bits(n, fold, config)?;
         let n =
             u32::try_from(n).map_err(|_| MsmError::Config(format!("{n} points exceed 2^32")))?;
         let field_bits = C::Scalar::MODULUS_BIT_SIZE;
@@ -155,15 +141,7 @@ impl Shape {
                 "reduce_segments {segments} must be a power of two up to {per_window}"
             )));
         }
-        let tree_group = config.tree_group.unwrap_or(DEFAULT_TREE_GROUP);
-        let chunk_group = config
-            .chunk_group
-            .unwrap_or_else(|| default_chunk_group(C::DEGREE));
-        for (name, g) in [("tree_group", tree_group), ("chunk_group", chunk_group)] {
-            if !(2..=1024).contains(&g) {
-                return Err(MsmError::Config(format!("{name} {g} is outside 2..=1024")));
-            }
-        }
+        let (tree_group, chunk_group) = tree_groups::<C>(config)?;
         // From the points, not a folded window's entries: the chunks then number as many as
         // without folding (each bucket gets more of them), and so do the accumulation's
         // invocations (on the H100, chunks from the folded window's mean bucket made about a
@@ -205,11 +183,45 @@ impl Shape {
     }
 }
 
+/// The window width of an MSM of `n` points: the folded bases' (a configured width must agree),
+/// else the configured one, else [`default_window_bits`].
+fn window_bits(n: usize, fold: Option<FoldLayout>, config: MsmConfig) -> Result<u32> {
+    let c = match (fold, config.window_bits) {
+        (Some(f), Some(c)) if c != f.c => {
+            return Err(MsmError::Config(format!(
+                "window_bits {c}: these bases were folded for {}-bit windows",
+                f.c
+            )));
+        }
+        (Some(f), _) => f.c,
+        (None, c) => c.unwrap_or_else(|| default_window_bits(n)),
+    };
+    if !(2..=MAX_WINDOW_BITS).contains(&c) {
+        return Err(MsmError::Config(format!(
+            "window_bits {c} is outside 2..={MAX_WINDOW_BITS}"
+        )));
+    }
+    Ok(c)
+}
+
+/// The configured (or default) tree groups: segment sums and chunk sums per invocation.
+fn tree_groups<C: GpuCurve>(config: MsmConfig) -> Result<(u32, u32)> {
+    let tree_group = config.tree_group.unwrap_or(DEFAULT_TREE_GROUP);
+    let chunk_group = config
+        .chunk_group
+        .unwrap_or_else(|| default_chunk_group(C::DEGREE));
+    for (name, g) in [("tree_group", tree_group), ("chunk_group", chunk_group)] {
+        if !(2..=1024).contains(&g) {
+            return Err(MsmError::Config(format!("{name} {g} is outside 2..=1024")));
+        }
+    }
+    Ok((tree_group, chunk_group))
+}
+
 /// Reduction sums that the host adds up per MSM part, at most (all windows' rows together,
 /// [`RowLayout`]); the GPU sums longer rows in tree levels first. A level is a few serial
-/// additions at low occupancy (about 0.17 ms for G1 and 0.56 ms for G2 on the H100), while
-/// the host's time grows with the sums it gets: with 64 per row, three sets of 16 windows
-/// left it 18,432 sums and 30 ms (docs/PERFORMANCE.md).
+/// additions at low occupancy, while the host's time grows with the sums it gets
+/// (docs/PERFORMANCE.md, "Where the MSM's defaults come from").
 pub(crate) const HOST_SUMS: u32 = 1024;
 
 /// The rows of one window's block of reduction outputs (`msm_reduce_segments`): row 0 holds

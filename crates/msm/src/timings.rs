@@ -1,5 +1,6 @@
 //! Where the time of an MSM went.
 
+use crate::record::Stage;
 /// Where the time of one MSM went (seconds). GPU stages come from timestamp queries where the
 /// device has them (else they are zero and `gpu_total` is the wall time of the GPU work).
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,4 +35,18 @@ pub struct MsmTimings {
     pub segments: u32,
     /// Accumulation chunk used (entries per invocation at most).
     pub chunk: u32,
+}
+
+impl MsmTimings {
+    /// Adds a pass's GPU time to its stage's field.
+    pub(crate) fn add(&mut self, stage: Stage, secs: f64) {
+        *match stage {
+            Stage::Digits => &mut self.digits,
+            Stage::Scan => &mut self.scan,
+            Stage::Scatter => &mut self.scatter,
+            Stage::Accumulate => &mut self.accumulate,
+            Stage::Combine => &mut self.combine,
+            Stage::Reduce => &mut self.reduce,
+        } += secs;
+    }
 }

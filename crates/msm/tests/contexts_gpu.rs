@@ -8,6 +8,8 @@ use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::UniformRand;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_msm::{GpuMsm, MsmConfig, MsmError};
+use zkgpu_msm::{MsmOutput, MsmRequest};
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{GpuContext, GpuError};
 
 #[test]
@@ -30,7 +32,11 @@ fn bases_of_another_context_are_refused() {
     let on_a = ma.prepare(&bases).unwrap();
     assert_eq!(on_a.context(), a.id());
     let cfg = MsmConfig::default();
-    match mb.msm_prepared_blocking(&on_a, &scalars, cfg) {
+    match mb
+        .run(MsmRequest::new(&on_a, &scalars).config(cfg))
+        .block_on()
+        .and_then(MsmOutput::sum)
+    {
         Err(MsmError::Gpu(GpuError::ForeignContext { made, used, .. })) => {
             assert_eq!((made, used), (a.id(), b.id()));
         }
@@ -38,20 +44,28 @@ fn bases_of_another_context_are_refused() {
     }
     let sets = ma.prepare_sets(&[&bases, &bases]).unwrap();
     assert!(matches!(
-        mb.msm_sets_blocking(&sets, zkgpu_msm::PreparedScalars::new(&scalars).all(), cfg),
+        mb.run(MsmRequest::new(&sets, zkgpu_msm::PreparedScalars::new(&scalars).all()).config(cfg))
+            .block_on()
+            .map(MsmOutput::into_sums),
         Err(MsmError::Gpu(GpuError::ForeignContext { .. }))
     ));
     // Both engines and both contexts still compute arkworks' sum.
     assert_eq!(
-        ma.msm_prepared_blocking(&on_a, &scalars, cfg).unwrap(),
+        ma.run(MsmRequest::new(&on_a, &scalars).config(cfg))
+            .block_on()
+            .and_then(MsmOutput::sum)
+            .unwrap(),
         want
     );
     let on_b = mb.prepare(&bases).unwrap();
     assert_eq!(
-        mb.msm_prepared_blocking(&on_b, &scalars, cfg).unwrap(),
+        mb.run(MsmRequest::new(&on_b, &scalars).config(cfg))
+            .block_on()
+            .and_then(MsmOutput::sum)
+            .unwrap(),
         want
     );
-    assert_eq!(mb.msm_blocking(&bases, &scalars).unwrap(), want);
+    assert_eq!(mb.msm(&bases, &scalars).block_on().unwrap(), want);
     a.check_device().unwrap();
     b.check_device().unwrap();
 }

@@ -8,6 +8,9 @@
 #![allow(clippy::unwrap_used)]
 
 use std::sync::OnceLock;
+use zkgpu_msm::{MsmOutput, MsmRequest};
+use zkgpu_runtime::BlockOn;
+use zkgpu_testing::shared_contexts as contexts;
 
 use ark_bls12_381::{Fr, G1Affine, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
@@ -16,17 +19,7 @@ use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use proptest::prelude::*;
 use zkgpu_curves::Bls12_381G1;
 use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmError, PreparedScalars};
-use zkgpu_runtime::{GpuContext, GpuError};
-
-fn contexts() -> &'static [GpuContext; 2] {
-    static CTX: OnceLock<[GpuContext; 2]> = OnceLock::new();
-    CTX.get_or_init(|| {
-        [
-            GpuContext::from_env_blocking().unwrap(),
-            GpuContext::from_env_blocking().unwrap(),
-        ]
-    })
-}
+use zkgpu_runtime::GpuError;
 
 /// Three engines, each with its context's index: 0 and 1 on the first context, 2 on the
 /// second.
@@ -44,7 +37,7 @@ fn engines() -> &'static [(usize, GpuMsm<'static, Bls12_381G1>)] {
 
 #[derive(Clone, Copy, Debug)]
 enum Prep {
-    /// `msm_unchecked_blocking` on slices.
+    /// `msm_unchecked` on slices.
     Plain,
     /// Prepared bases.
     Prepared,
@@ -131,7 +124,7 @@ fn run(op: &Op) {
     let cfg = MsmConfig::default();
     let same = cm == cu;
     match op.prep {
-        Prep::Plain => assert_eq!(u.msm_unchecked_blocking(&bases, &scalars).unwrap(), want),
+        Prep::Plain => assert_eq!(u.msm_unchecked(&bases, &scalars).block_on().unwrap(), want),
         Prep::Prepared | Prep::Folded(_) => {
             let fold = match op.prep {
                 Prep::Folded(f) => Fold {
@@ -140,8 +133,11 @@ fn run(op: &Op) {
                 },
                 _ => Fold::default(),
             };
-            let p = m.prepare_sets_folded_blocking(&[&bases], fold).unwrap();
-            let got = u.msm_prepared_blocking(&p, &scalars, cfg);
+            let p = m.prepare_sets_folded(&[&bases], fold).block_on().unwrap();
+            let got = u
+                .run(MsmRequest::new(&p, &scalars).config(cfg))
+                .block_on()
+                .and_then(MsmOutput::sum);
             if same {
                 assert_eq!(got.unwrap(), want, "{op:?}");
             } else {
@@ -152,7 +148,10 @@ fn run(op: &Op) {
             let reversed: Vec<G1Affine> = bases.iter().rev().copied().collect();
             let p = m.prepare_sets(&[&bases, &reversed]).unwrap();
             let prepared = PreparedScalars::new(&scalars);
-            let got = u.msm_sets_blocking(&p, prepared.all(), cfg);
+            let got = u
+                .run(MsmRequest::new(&p, prepared.all()).config(cfg))
+                .block_on()
+                .map(MsmOutput::into_sums);
             if same {
                 let want2 = G1Projective::msm_unchecked(&reversed, &scalars);
                 assert_eq!(got.unwrap(), vec![want, want2], "{op:?}");

@@ -4,19 +4,15 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::sync::OnceLock;
+use zkgpu_msm::{MsmOutput, MsmRequest};
+use zkgpu_runtime::BlockOn;
+use zkgpu_testing::shared_context as ctx;
 
 use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::{BigInteger, One, PrimeField, UniformRand, Zero};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve};
 use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmError, PreparedScalars};
-use zkgpu_runtime::GpuContext;
-
-fn ctx() -> &'static GpuContext {
-    static CTX: OnceLock<GpuContext> = OnceLock::new();
-    CTX.get_or_init(|| GpuContext::from_env_blocking().unwrap_or_else(|e| panic!("{e}")))
-}
 
 fn rng_for<C: GpuCurve>(what: &str) -> StdRng {
     let seed = C::ID
@@ -83,11 +79,11 @@ where
     for &n in sizes {
         let bases = random_bases::<C>(n, &mut rng);
         let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
-        let got = msm.msm_blocking(&bases, &scalars).unwrap();
+        let got = msm.msm(&bases, &scalars).block_on().unwrap();
         assert_eq!(got, ark_msm::<C>(&bases, &scalars), "{} n = {n}", C::ID);
     }
     assert_eq!(
-        msm.msm_blocking(&[], &[]).unwrap(),
+        msm.msm(&[], &[]).block_on().unwrap(),
         C::Projective::zero(),
         "empty"
     );
@@ -136,7 +132,7 @@ where
     ];
     for (name, scalars) in &cases {
         assert_eq!(
-            msm.msm_blocking(&bases, scalars).unwrap(),
+            msm.msm(&bases, scalars).block_on().unwrap(),
             ark_msm::<C>(&bases, scalars),
             "{} {name}",
             C::ID
@@ -153,7 +149,7 @@ where
         }
     }
     assert_eq!(
-        msm.msm_blocking(&odd, &scalars).unwrap(),
+        msm.msm(&odd, &scalars).block_on().unwrap(),
         ark_msm::<C>(&odd, &scalars),
         "{} odd bases",
         C::ID
@@ -172,7 +168,7 @@ where
         .chain(&scalars[..n / 2])
         .copied()
         .collect();
-    let got = msm.msm_blocking(&half, &same).unwrap();
+    let got = msm.msm(&half, &same).block_on().unwrap();
     assert_eq!(
         got,
         C::Projective::zero(),
@@ -180,7 +176,7 @@ where
         C::ID
     );
     assert_eq!(
-        msm.msm_blocking(&half, &scalars).unwrap(),
+        msm.msm(&half, &scalars).block_on().unwrap(),
         ark_msm::<C>(&half, &scalars),
         "{} negated half",
         C::ID
@@ -214,16 +210,14 @@ where
     ] {
         let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
         let got = msm
-            .msm_prepared_blocking(
-                &prepared,
-                &scalars,
-                MsmConfig {
-                    window_bits: Some(c),
-                    reduce_segments: Some(segments),
-                    chunk: Some(chunk),
-                    ..MsmConfig::default()
-                },
-            )
+            .run(MsmRequest::new(&prepared, &scalars).config(MsmConfig {
+                window_bits: Some(c),
+                reduce_segments: Some(segments),
+                chunk: Some(chunk),
+                ..MsmConfig::default()
+            }))
+            .block_on()
+            .and_then(MsmOutput::sum)
             .unwrap();
         assert_eq!(got, ark_msm::<C>(&bases, &scalars), "{} c = {c}", C::ID);
     }
@@ -232,7 +226,9 @@ where
     let words = PreparedScalars::new(&scalars);
     assert_eq!(words.len(), n);
     let whole = msm
-        .msm_prepared_scalars_blocking(&prepared, words.all(), MsmConfig::default())
+        .run(MsmRequest::new(&prepared, words.all()))
+        .block_on()
+        .and_then(MsmOutput::sum)
         .unwrap();
     assert_eq!(
         whole,
@@ -241,7 +237,9 @@ where
         C::ID
     );
     let tail = msm
-        .msm_prepared_scalars_blocking(&prepared, words.tail(9), MsmConfig::default())
+        .run(MsmRequest::new(&prepared, words.tail(9)))
+        .block_on()
+        .and_then(MsmOutput::sum)
         .unwrap();
     assert_eq!(
         tail,
@@ -250,7 +248,9 @@ where
         C::ID
     );
     let none = msm
-        .msm_prepared_scalars_blocking(&prepared, words.tail(n + 5), MsmConfig::default())
+        .run(MsmRequest::new(&prepared, words.tail(n + 5)))
+        .block_on()
+        .and_then(MsmOutput::sum)
         .unwrap();
     assert_eq!(none, C::Projective::zero(), "{} empty tail", C::ID);
     // One bucket holding 300 points in chunks of 1 or 3: two or one tree levels over its
@@ -275,17 +275,17 @@ where
             })
             .collect();
         let got = msm
-            .msm_prepared_blocking(
-                &msm.prepare(&many).unwrap(),
-                &scalars,
-                MsmConfig {
+            .run(
+                MsmRequest::new(&msm.prepare(&many).unwrap(), &scalars).config(MsmConfig {
                     chunk: Some(chunk),
                     tree_group: group,
                     chunk_group: group,
                     reduce_segments: Some(128),
                     ..MsmConfig::default()
-                },
+                }),
             )
+            .block_on()
+            .and_then(MsmOutput::sum)
             .unwrap();
         assert_eq!(
             got,
@@ -320,7 +320,9 @@ where
     for config in bad {
         assert!(
             matches!(
-                msm.msm_prepared_blocking(&prepared, &[C::Scalar::one()], config),
+                msm.run(MsmRequest::new(&prepared, &[C::Scalar::one()]).config(config))
+                    .block_on()
+                    .and_then(MsmOutput::sum),
                 Err(MsmError::Config(_))
             ),
             "{config:?}"
@@ -329,10 +331,10 @@ where
     // Checked length mismatch; unchecked truncates to the shorter length, as arkworks does.
     let scalars: Vec<C::Scalar> = (0..n - 7).map(|_| C::Scalar::rand(&mut rng)).collect();
     assert!(matches!(
-        msm.msm_blocking(&bases, &scalars),
+        msm.msm(&bases, &scalars).block_on(),
         Err(MsmError::LengthMismatch { .. })
     ));
-    let got = msm.msm_unchecked_blocking(&bases, &scalars).unwrap();
+    let got = msm.msm_unchecked(&bases, &scalars).block_on().unwrap();
     assert_eq!(
         got,
         <C::Projective as VariableBaseMSM>::msm_unchecked(&bases, &scalars),
@@ -366,7 +368,9 @@ where
         .collect();
     for m in [n, 16 * 3, 16 * 2 + 1, 7, 1] {
         let got = msm
-            .msm_prepared_blocking(&prepared, &scalars[..m], MsmConfig::default())
+            .run(MsmRequest::new(&prepared, &scalars[..m]))
+            .block_on()
+            .and_then(MsmOutput::sum)
             .unwrap();
         assert_eq!(
             got,
@@ -377,7 +381,9 @@ where
     }
     let words = PreparedScalars::new(&scalars);
     let tail = msm
-        .msm_prepared_scalars_blocking(&prepared, words.tail(20), MsmConfig::default())
+        .run(MsmRequest::new(&prepared, words.tail(20)))
+        .block_on()
+        .and_then(MsmOutput::sum)
         .unwrap();
     assert_eq!(
         tail,
@@ -387,14 +393,14 @@ where
     );
     // Unprepared calls split too.
     assert_eq!(
-        msm.msm_blocking(&bases, &scalars).unwrap(),
+        msm.msm(&bases, &scalars).block_on().unwrap(),
         ark_msm::<C>(&bases, &scalars),
         "{} parts, msm",
         C::ID
     );
 }
 
-/// Base sets sharing scalars (`prepare_sets` / `msm_sets`): three sets of different lengths
+/// Base sets sharing scalars (`prepare_sets`, one request): three sets of different lengths
 /// (one holding the identity, duplicates and a point's negation), scalars longer and shorter
 /// than the sets, each set's sum against arkworks' `msm_unchecked`; the same across parts of
 /// 16 points; one set equal to a plain MSM; misuse as typed errors.
@@ -419,7 +425,9 @@ where
         for m in [60, 50, 40, 37, 36, 1, 0] {
             let words = PreparedScalars::new(&scalars[..m]);
             let got = msm
-                .msm_sets_blocking(&prepared, words.all(), MsmConfig::default())
+                .run(MsmRequest::new(&prepared, words.all()))
+                .block_on()
+                .map(MsmOutput::into_sums)
                 .unwrap();
             let want: Vec<C::Projective> =
                 sets.iter().map(|s| unchecked(s, &scalars[..m])).collect();
@@ -427,7 +435,9 @@ where
         }
         // A plain MSM refuses bases prepared as sets.
         assert!(matches!(
-            msm.msm_prepared_blocking(&prepared, &scalars, MsmConfig::default()),
+            msm.run(MsmRequest::new(&prepared, &scalars))
+                .block_on()
+                .and_then(MsmOutput::sum),
             Err(MsmError::Config(_))
         ));
     }
@@ -435,7 +445,9 @@ where
     let one = msm.prepare_sets(&[&a]).unwrap();
     let words = PreparedScalars::new(&scalars);
     assert_eq!(
-        msm.msm_sets_blocking(&one, words.all(), MsmConfig::default())
+        msm.run(MsmRequest::new(&one, words.all()))
+            .block_on()
+            .map(MsmOutput::into_sums)
             .unwrap(),
         vec![unchecked(&a, &scalars)],
         "{} one set",
@@ -497,11 +509,13 @@ where
                 "{} folds {folds}, c {window_bits:?}, parts {max_part:?}",
                 C::ID
             );
-            let one = msm.prepare_sets_folded_blocking(&[&a], fold).unwrap();
+            let one = msm.prepare_sets_folded(&[&a], fold).block_on().unwrap();
             assert_eq!(one.folds(), levels, "{what}");
             for m in [40, 33, 1, 0] {
                 let got = msm
-                    .msm_prepared_blocking(&one, &scalars[..m], MsmConfig::default())
+                    .run(MsmRequest::new(&one, &scalars[..m]))
+                    .block_on()
+                    .and_then(MsmOutput::sum)
                     .unwrap();
                 assert_eq!(
                     got,
@@ -509,10 +523,12 @@ where
                     "{what}, {m} scalars"
                 );
             }
-            let two = msm.prepare_sets_folded_blocking(&[&a, &b], fold).unwrap();
+            let two = msm.prepare_sets_folded(&[&a, &b], fold).block_on().unwrap();
             let words = PreparedScalars::new(&scalars);
             let got = msm
-                .msm_sets_blocking(&two, words.all(), MsmConfig::default())
+                .run(MsmRequest::new(&two, words.all()))
+                .block_on()
+                .map(MsmOutput::into_sums)
                 .unwrap();
             assert_eq!(
                 got,
@@ -527,7 +543,10 @@ where
                 ..MsmConfig::default()
             };
             assert_eq!(
-                msm.msm_prepared_blocking(&one, &narrow, config).unwrap(),
+                msm.run(MsmRequest::new(&one, &narrow).config(config))
+                    .block_on()
+                    .and_then(MsmOutput::sum)
+                    .unwrap(),
                 ark_msm::<C>(&a, &narrow),
                 "{what}, 70-bit scalars"
             );
@@ -538,30 +557,35 @@ where
         folds: 4,
         window_bits: Some(6),
     };
-    let folded = msm.prepare_sets_folded_blocking(&[&a], fold).unwrap();
+    let folded = msm.prepare_sets_folded(&[&a], fold).block_on().unwrap();
     assert_eq!(folded.window_bits(), Some(6));
     let config = MsmConfig {
         window_bits: Some(7),
         ..MsmConfig::default()
     };
     assert!(matches!(
-        msm.msm_prepared_blocking(&folded, &scalars[..40], config),
+        msm.run(MsmRequest::new(&folded, &scalars[..40]).config(config))
+            .block_on()
+            .and_then(MsmOutput::sum),
         Err(MsmError::Config(_))
     ));
     // Windows wider than 16 bits: folded into one bucket window, and plain with scalars that
     // need one window; past MAX_WINDOW_BITS a typed error.
     let wide = msm
-        .prepare_sets_folded_blocking(
+        .prepare_sets_folded(
             &[&a],
             Fold {
                 folds: 1000,
                 window_bits: Some(17),
             },
         )
+        .block_on()
         .unwrap();
     assert_eq!(wide.window_bits(), Some(17));
     assert_eq!(
-        msm.msm_prepared_blocking(&wide, &scalars[..40], MsmConfig::default())
+        msm.run(MsmRequest::new(&wide, &scalars[..40]))
+            .block_on()
+            .and_then(MsmOutput::sum)
             .unwrap(),
         ark_msm::<C>(&a, &scalars[..40]),
         "{} folded, c 17",
@@ -575,7 +599,10 @@ where
     };
     let plain_a = msm.prepare(&a).unwrap();
     assert_eq!(
-        msm.msm_prepared_blocking(&plain_a, &short, config).unwrap(),
+        msm.run(MsmRequest::new(&plain_a, &short).config(config))
+            .block_on()
+            .and_then(MsmOutput::sum)
+            .unwrap(),
         ark_msm::<C>(&a, &short),
         "{} c 17, 16-bit scalars",
         C::ID
@@ -585,28 +612,32 @@ where
         ..MsmConfig::default()
     };
     assert!(matches!(
-        msm.msm_prepared_blocking(&plain_a, &short, too_wide),
+        msm.run(MsmRequest::new(&plain_a, &short).config(too_wide))
+            .block_on()
+            .and_then(MsmOutput::sum),
         Err(MsmError::Config(_))
     ));
     // One level is no folding.
     let plain = msm
-        .prepare_sets_folded_blocking(
+        .prepare_sets_folded(
             &[&a],
             Fold {
                 folds: 1,
                 window_bits: None,
             },
         )
+        .block_on()
         .unwrap();
     assert_eq!((plain.folds(), plain.window_bits()), (1, None));
     assert!(matches!(
-        msm.prepare_sets_folded_blocking(
+        msm.prepare_sets_folded(
             &[&a],
             Fold {
                 folds: 2,
                 window_bits: Some(zkgpu_msm::MAX_WINDOW_BITS + 1)
             }
-        ),
+        )
+        .block_on(),
         Err(MsmError::Config(_))
     ));
 }
@@ -662,7 +693,9 @@ where
             ..MsmConfig::default()
         };
         let got = msm
-            .msm_prepared_blocking(&prepared, &scalars, config)
+            .run(MsmRequest::new(&prepared, &scalars).config(config))
+            .block_on()
+            .and_then(MsmOutput::sum)
             .unwrap();
         assert_eq!(
             got,
@@ -683,7 +716,9 @@ where
     ]);
     let on_gpu = C::SHADER.scalar_field().is_some();
     let (got, timings) = msm
-        .msm_prepared_timed_blocking(&prepared, &scalars, MsmConfig::default())
+        .run(MsmRequest::new(&prepared, &scalars).timed())
+        .block_on()
+        .and_then(MsmOutput::sum_timed)
         .unwrap();
     assert_eq!(timings.scalars_on_gpu, on_gpu, "{}", C::ID);
     assert_eq!(
@@ -699,7 +734,9 @@ where
         ..MsmConfig::default()
     };
     let (got, timings) = msm
-        .msm_prepared_timed_blocking(&prepared, &narrow, config)
+        .run(MsmRequest::new(&prepared, &narrow).config(config).timed())
+        .block_on()
+        .and_then(MsmOutput::sum_timed)
         .unwrap();
     assert!(!timings.scalars_on_gpu, "{}", C::ID);
     assert_eq!(got, ark_msm::<C>(&bases, &narrow), "{} narrow", C::ID);
@@ -715,7 +752,11 @@ where
         scalar_bits: Some(128),
         ..MsmConfig::default()
     };
-    match msm.msm_prepared_blocking(&prepared, &scalars, config) {
+    match msm
+        .run(MsmRequest::new(&prepared, &scalars).config(config))
+        .block_on()
+        .and_then(MsmOutput::sum)
+    {
         Err(MsmError::ScalarTooWide { index, bits, limit }) => {
             assert_eq!((index, bits, limit), (70, 129, 128), "{}", C::ID);
         }
@@ -724,7 +765,9 @@ where
     // The engine still works after the error (its buffers went back to the pool).
     scalars[70] = C::Scalar::one();
     assert_eq!(
-        msm.msm_prepared_blocking(&prepared, &scalars, config)
+        msm.run(MsmRequest::new(&prepared, &scalars).config(config))
+            .block_on()
+            .and_then(MsmOutput::sum)
             .unwrap(),
         ark_msm::<C>(&bases, &scalars),
         "{} after an error",
@@ -737,7 +780,9 @@ where
         };
         assert!(
             matches!(
-                msm.msm_prepared_blocking(&prepared, &scalars, config),
+                msm.run(MsmRequest::new(&prepared, &scalars).config(config))
+                    .block_on()
+                    .and_then(MsmOutput::sum),
                 Err(MsmError::Config(_))
             ),
             "{} scalar_bits {bits}",
@@ -783,7 +828,7 @@ where
     assert_ne!(naive, want, "{}: arkworks' sum equals the plain one", C::ID);
     let msm = GpuMsm::<C>::new(ctx()).unwrap();
     assert_eq!(
-        msm.msm_blocking(&bases, &scalars).unwrap(),
+        msm.msm(&bases, &scalars).block_on().unwrap(),
         want,
         "{}",
         C::ID
@@ -792,13 +837,14 @@ where
         folds: 4,
         window_bits: Some(7),
     };
-    let folded = msm.prepare_sets_folded_blocking(&[&bases], fold).unwrap();
+    let folded = msm.prepare_sets_folded(&[&bases], fold).block_on().unwrap();
     assert_eq!(
-        msm.msm_sets_blocking(
+        msm.run(MsmRequest::new(
             &folded,
-            PreparedScalars::new(&scalars).all(),
-            MsmConfig::default()
-        )
+            PreparedScalars::new(&scalars).all()
+        ))
+        .block_on()
+        .map(MsmOutput::into_sums)
         .unwrap(),
         vec![want],
         "{} folded",

@@ -9,7 +9,9 @@ use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
 use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use zkgpu_curves::{Bls12_381G1, GpuCurve};
-use zkgpu_msm::{GpuMsm, MsmConfig};
+use zkgpu_msm::GpuMsm;
+use zkgpu_msm::{MsmOutput, MsmRequest};
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
 type C = Bls12_381G1;
@@ -55,7 +57,9 @@ fn msm_past_one_binding_under_webgpu_default_limits() {
     let prepared = msm.prepare(&bases).unwrap();
     assert_eq!(prepared.parts(), 2);
     let got = msm
-        .msm_prepared_blocking(&prepared, &scalars, MsmConfig::default())
+        .run(MsmRequest::new(&prepared, &scalars))
+        .block_on()
+        .and_then(MsmOutput::sum)
         .unwrap();
     let want = <<C as GpuCurve>::Projective as VariableBaseMSM>::msm(&bases, &scalars).unwrap();
     assert_eq!(got, want);

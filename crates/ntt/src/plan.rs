@@ -4,7 +4,8 @@ use ark_ff::Field;
 use ark_poly::Radix2EvaluationDomain;
 use zkgpu_runtime::{GpuContext, wgpu};
 
-use crate::{Direction, NttField, PassParams, Result, kernel_form};
+use crate::params::PassParams;
+use crate::{Direction, NttField, Result, kernel_form};
 
 /// Most bits one pass transforms: a tile of 2^8 elements of 40 bytes (20 limbs in 16-bit
 /// halves) takes 10 KiB of WebGPU's 16 KiB of workgroup memory; 2^9 would not fit.

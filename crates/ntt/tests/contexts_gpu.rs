@@ -9,6 +9,7 @@ use ark_ff::UniformRand;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError};
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{GpuContext, GpuError};
 
 fn foreign<T: std::fmt::Debug>(r: Result<T, NttError>) {
@@ -34,8 +35,11 @@ fn vectors_of_another_context_are_refused() {
 
     let mut on_a = na.upload_batch(&[&values]).unwrap();
     assert_eq!(on_a.context(), a.id());
-    foreign(nb.transform_blocking(&mut on_a, &domain, Direction::Forward));
-    foreign(nb.download_blocking(&on_a, 0));
+    foreign(
+        nb.transform(&mut on_a, &domain, Direction::Forward)
+            .block_on(),
+    );
+    foreign(nb.download(&on_a, 0).block_on());
     foreign(nb.write(&on_a, 0, &values));
     foreign(nb.write_rows(&on_a, |_, _| {}));
     let mut enc = nb.encoder();
@@ -71,11 +75,12 @@ fn vectors_of_another_context_are_refused() {
 
     // Each engine still transforms its own vectors as ark-poly does, and no device reports
     // an error.
-    na.transform_blocking(&mut on_a, &domain, Direction::Forward)
+    na.transform(&mut on_a, &domain, Direction::Forward)
+        .block_on()
         .unwrap();
-    assert!(na.download_blocking(&on_a, 0).unwrap() == want);
+    assert!(na.download(&on_a, 0).block_on().unwrap() == want);
     let mut got = values.clone();
-    nb.fft_blocking(&domain, &mut got).unwrap();
+    nb.fft(&domain, &mut got).block_on().unwrap();
     assert!(got == want);
     a.check_device().unwrap();
     b.check_device().unwrap();

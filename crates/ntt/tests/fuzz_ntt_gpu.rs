@@ -7,6 +7,8 @@
 #![allow(clippy::unwrap_used)]
 
 use std::sync::OnceLock;
+use zkgpu_runtime::BlockOn;
+use zkgpu_testing::shared_contexts as contexts;
 
 use ark_bls12_381::Fr;
 use ark_ff::{Field, UniformRand};
@@ -14,17 +16,7 @@ use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use proptest::prelude::*;
 use zkgpu_ntt::{Direction, GpuNtt, NttError};
-use zkgpu_runtime::{GpuContext, GpuError};
-
-fn contexts() -> &'static [GpuContext; 2] {
-    static CTX: OnceLock<[GpuContext; 2]> = OnceLock::new();
-    CTX.get_or_init(|| {
-        [
-            GpuContext::from_env_blocking().unwrap(),
-            GpuContext::from_env_blocking().unwrap(),
-        ]
-    })
-}
+use zkgpu_runtime::GpuError;
 
 /// Three engines, each with its context's index: 0 and 1 on the first context, 2 on the
 /// second.
@@ -66,7 +58,7 @@ impl Domain {
 
 #[derive(Clone, Debug)]
 enum Op {
-    /// `fft_blocking` / `ifft_blocking` of `len` values (resized to the domain as ark-poly
+    /// `fft` / `ifft` of `len` values (resized to the domain as ark-poly
     /// resizes them).
     Transform {
         engine: usize,
@@ -163,10 +155,10 @@ fn run(op: &Op) {
             let ntt = &engines[engine].1;
             if inverse {
                 d.ifft_in_place(&mut want);
-                ntt.ifft_blocking(&d, &mut got).unwrap();
+                ntt.ifft(&d, &mut got).block_on().unwrap();
             } else {
                 d.fft_in_place(&mut want);
-                ntt.fft_blocking(&d, &mut got).unwrap();
+                ntt.fft(&d, &mut got).block_on().unwrap();
             }
             assert!(got == want, "{op:?}");
         }
@@ -188,7 +180,7 @@ fn run(op: &Op) {
             } else {
                 Direction::Forward
             };
-            let r = u.transform_blocking(&mut dv, &d, dir);
+            let r = u.transform(&mut dv, &d, dir).block_on();
             if cm != cu {
                 assert!(
                     matches!(r, Err(NttError::Gpu(GpuError::ForeignContext { .. }))),
@@ -203,7 +195,7 @@ fn run(op: &Op) {
             } else {
                 d.fft_in_place(&mut want);
             }
-            assert!(u.download_blocking(&dv, 0).unwrap() == want, "{op:?}");
+            assert!(u.download(&dv, 0).block_on().unwrap() == want, "{op:?}");
         }
     }
 }

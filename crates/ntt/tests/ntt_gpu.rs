@@ -4,19 +4,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::sync::OnceLock;
+use zkgpu_runtime::BlockOn;
+use zkgpu_testing::shared_context as ctx;
 
 use ark_ff::{FftField, Field, UniformRand, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_limbs::PackedWords;
 use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError, NttField};
-use zkgpu_runtime::GpuContext;
-
-fn ctx() -> &'static GpuContext {
-    static CTX: OnceLock<GpuContext> = OnceLock::new();
-    CTX.get_or_init(|| GpuContext::from_env_blocking().unwrap_or_else(|e| panic!("{e}")))
-}
 
 fn rng(seed: u64) -> StdRng {
     eprintln!("seed {seed}");
@@ -59,12 +54,12 @@ fn check_sizes<F: NttField>(max_log: u32, seed: u64) {
                 let mut want = v.clone();
                 d.fft_in_place(&mut want);
                 let mut got = v.clone();
-                ntt.fft_blocking(&d, &mut got).unwrap();
+                ntt.fft(&d, &mut got).block_on().unwrap();
                 assert!(got == want, "fft 2^{log_n} {name} input {i}");
                 let mut want = v.clone();
                 d.ifft_in_place(&mut want);
                 let mut got = v;
-                ntt.ifft_blocking(&d, &mut got).unwrap();
+                ntt.ifft(&d, &mut got).block_on().unwrap();
                 assert!(got == want, "ifft 2^{log_n} {name} input {i}");
             }
         }
@@ -92,7 +87,7 @@ fn larger_sizes_round_trip() {
         let d = Radix2EvaluationDomain::<F>::new(1 << log_n).unwrap();
         let v: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
         let mut got = v.clone();
-        ntt.fft_blocking(&d, &mut got).unwrap();
+        ntt.fft(&d, &mut got).block_on().unwrap();
         if log_n == 15 {
             let mut want = v.clone();
             d.fft_in_place(&mut want);
@@ -109,7 +104,7 @@ fn larger_sizes_round_trip() {
                 assert!(got[k] == x, "fft 2^{log_n} at {k}");
             }
         }
-        ntt.ifft_blocking(&d, &mut got).unwrap();
+        ntt.ifft(&d, &mut got).block_on().unwrap();
         assert!(got == v, "ifft(fft) 2^{log_n}");
     }
 }
@@ -126,11 +121,11 @@ fn resizing_matches_arkworks() {
             let v: Vec<F> = (0..len).map(|_| F::rand(&mut rng)).collect();
             let (mut want, mut got) = (v.clone(), v.clone());
             dom.fft_in_place(&mut want);
-            ntt.fft_blocking(&dom, &mut got).unwrap();
+            ntt.fft(&dom, &mut got).block_on().unwrap();
             assert!(got == want, "fft of {len} elements");
             let (mut want, mut got) = (v.clone(), v);
             dom.ifft_in_place(&mut want);
-            ntt.ifft_blocking(&dom, &mut got).unwrap();
+            ntt.ifft(&dom, &mut got).block_on().unwrap();
             assert!(got == want, "ifft of {len} elements");
         }
     }
@@ -171,7 +166,7 @@ fn rows_written_into_staging() {
         for v in 0..batch {
             let want: Vec<F> = (0..len).map(|row| value(v, row)).collect();
             assert!(
-                ntt.download_blocking(&dv, v).unwrap() == want,
+                ntt.download(&dv, v).block_on().unwrap() == want,
                 "vector {v} of {batch} x {len} in pages of 2^{page_log}"
             );
         }
@@ -202,9 +197,9 @@ fn data_paged_across_bindings() {
                     Direction::Inverse => d.ifft_in_place(&mut want),
                 }
                 ntt.write(&dv, 0, &v).unwrap();
-                ntt.transform_blocking(&mut dv, &d, dir).unwrap();
+                ntt.transform(&mut dv, &d, dir).block_on().unwrap();
                 assert!(
-                    ntt.download_blocking(&dv, 0).unwrap() == want,
+                    ntt.download(&dv, 0).block_on().unwrap() == want,
                     "2^{log_n} {name} {dir:?} in pages of 2^10"
                 );
             }
@@ -220,7 +215,7 @@ fn data_paged_across_bindings() {
     assert_eq!(dv.pages().len(), 3);
     for (i, v) in vs.iter().enumerate() {
         assert!(
-            ntt.download_blocking(&dv, i).unwrap() == *v,
+            ntt.download(&dv, i).block_on().unwrap() == *v,
             "round trip {i}"
         );
     }
@@ -233,11 +228,11 @@ fn data_paged_across_bindings() {
     let prod: Vec<F> = vs[2].iter().zip(&vs[1]).map(|(x, y)| *x * y).collect();
     let diff: Vec<F> = vs[1].iter().zip(&vs[0]).map(|(x, y)| *x - y).collect();
     assert!(
-        ntt.download_blocking(&dv, 2).unwrap() == prod,
+        ntt.download(&dv, 2).block_on().unwrap() == prod,
         "mul across pages"
     );
     assert!(
-        ntt.download_blocking(&dv, 1).unwrap() == diff,
+        ntt.download(&dv, 1).block_on().unwrap() == diff,
         "sub across pages"
     );
     // Four pages of 2^10 do not fit the kernels' three bindings: a typed error.
@@ -270,7 +265,7 @@ fn check_batches<F: NttField>(ntt: GpuNtt<'_, F>, seed: u64) {
         coset.fft_in_place(w);
     }
     for (i, w) in want.iter().enumerate() {
-        assert!(ntt.download_blocking(&dv, i).unwrap() == *w, "vector {i}");
+        assert!(ntt.download(&dv, i).block_on().unwrap() == *w, "vector {i}");
     }
     let small = Radix2EvaluationDomain::<F>::new(n).unwrap();
     let mut enc = ntt.encoder();
@@ -288,7 +283,7 @@ fn check_batches<F: NttField>(ntt: GpuNtt<'_, F>, seed: u64) {
     }
     for (i, w) in want.iter().enumerate() {
         assert!(
-            ntt.download_blocking(&dv, i).unwrap() == *w,
+            ntt.download(&dv, i).block_on().unwrap() == *w,
             "vector {i} after a partial batch"
         );
     }
@@ -320,10 +315,10 @@ fn check_batches<F: NttField>(ntt: GpuNtt<'_, F>, seed: u64) {
         .zip(&c1)
         .map(|((x, y), z)| (*x * y - z) * c)
         .collect();
-    assert!(ntt.download_blocking(&dv, 1).unwrap() == b1, "sub");
-    assert!(ntt.download_blocking(&dv, 2).unwrap() == c1, "scale");
+    assert!(ntt.download(&dv, 1).block_on().unwrap() == b1, "sub");
+    assert!(ntt.download(&dv, 2).block_on().unwrap() == c1, "scale");
     assert!(
-        ntt.download_blocking(&dv, 0).unwrap() == a2,
+        ntt.download(&dv, 0).block_on().unwrap() == a2,
         "mul, then mul-sub-scale"
     );
 }
@@ -334,14 +329,14 @@ fn shape_errors_are_typed() {
     let ntt = GpuNtt::<F>::new(ctx());
     let d = Radix2EvaluationDomain::<F>::new(16).unwrap();
     let mut dv = ntt.upload(&[F::zero(); 8]).unwrap();
-    let e = ntt.transform_blocking(&mut dv, &d, Direction::Forward);
+    let e = ntt.transform(&mut dv, &d, Direction::Forward).block_on();
     assert!(matches!(e, Err(NttError::Shape(_))), "{e:?}");
     assert!(matches!(
         ntt.upload_batch(&[&[F::zero(); 2], &[F::zero(); 3]]),
         Err(NttError::Shape(_))
     ));
     assert!(matches!(
-        ntt.download_blocking(&dv, 1),
+        ntt.download(&dv, 1).block_on(),
         Err(NttError::Shape(_))
     ));
 }
@@ -358,11 +353,11 @@ fn many_small_passes() {
                 let v: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
                 let (mut want, mut got) = (v.clone(), v.clone());
                 d.fft_in_place(&mut want);
-                ntt.fft_blocking(&d, &mut got).unwrap();
+                ntt.fft(&d, &mut got).block_on().unwrap();
                 assert!(got == want, "fft 2^{log_n} {name}, {bits}-bit passes");
                 let (mut want, mut got) = (v.clone(), v);
                 d.ifft_in_place(&mut want);
-                ntt.ifft_blocking(&d, &mut got).unwrap();
+                ntt.ifft(&d, &mut got).block_on().unwrap();
                 assert!(got == want, "ifft 2^{log_n} {name}, {bits}-bit passes");
             }
         }
@@ -385,14 +380,14 @@ fn twists_from_two_tables() {
                 let v: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
                 let (mut want, mut got) = (v.clone(), v.clone());
                 d.fft_in_place(&mut want);
-                ntt.fft_blocking(&d, &mut got).unwrap();
+                ntt.fft(&d, &mut got).block_on().unwrap();
                 assert!(
                     got == want,
                     "fft 2^{log_n} {name}, twist table to 2^{twist_log}"
                 );
                 let (mut want, mut got) = (v.clone(), v);
                 d.ifft_in_place(&mut want);
-                ntt.ifft_blocking(&d, &mut got).unwrap();
+                ntt.ifft(&d, &mut got).block_on().unwrap();
                 assert!(
                     got == want,
                     "ifft 2^{log_n} {name}, twist table to 2^{twist_log}"
@@ -418,7 +413,7 @@ fn transfers_through_reused_staging() {
                 (0..n).map(|_| ark_bls12_381::Fr::rand(&mut rng)).collect();
             ntt.write(&dv, 0, &values).unwrap();
             assert_eq!(
-                ntt.download_blocking(&dv, 0).unwrap(),
+                ntt.download(&dv, 0).block_on().unwrap(),
                 values,
                 "n = {n}, round {round}"
             );
@@ -483,12 +478,12 @@ fn domains_keyed_by_their_elements<F: NttField>(seed: u64) {
             let mut want = v.clone();
             d.fft_in_place(&mut want);
             let mut got = v.clone();
-            ntt.fft_blocking(&d, &mut got).unwrap();
+            ntt.fft(&d, &mut got).block_on().unwrap();
             assert!(got == want, "fft 2^{log_n} {name}");
             let mut want = v.clone();
             d.ifft_in_place(&mut want);
             let mut got = v;
-            ntt.ifft_blocking(&d, &mut got).unwrap();
+            ntt.ifft(&d, &mut got).block_on().unwrap();
             assert!(got == want, "ifft 2^{log_n} {name}");
         }
     }

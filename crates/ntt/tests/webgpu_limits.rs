@@ -9,6 +9,7 @@ use ark_ff::UniformRand;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_ntt::{ELEMENT_BYTES, GpuNtt};
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
 type F = ark_bls12_381::Fr;
@@ -27,9 +28,10 @@ fn ntt_past_one_binding_under_webgpu_default_limits() {
     let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
     let mut dv = ntt.upload(&v).unwrap();
     assert_eq!(dv.pages().len(), 2);
-    ntt.transform_blocking(&mut dv, &domain, zkgpu_ntt::Direction::Forward)
+    ntt.transform(&mut dv, &domain, zkgpu_ntt::Direction::Forward)
+        .block_on()
         .unwrap();
-    let got = ntt.download_blocking(&dv, 0).unwrap();
+    let got = ntt.download(&dv, 0).block_on().unwrap();
     let mut want = v;
     domain.fft_in_place(&mut want);
     assert!(got == want, "2^23 fft under WebGPU's default limits");

@@ -1,19 +1,27 @@
 //! The GPU runtime of zkgpu: one [`GpuContext`] (adapter selection, device, pipeline cache,
-//! buffers, readback, timing), typed errors, and the elementwise field kernels.
+//! buffers, uploads and readback, [`PassTimer`] for timestamped passes) and typed errors:
+//! plumbing only; the engines (`zkgpu-kernels`, `zkgpu-msm`, `zkgpu-ntt`) stand above it.
 //!
-//! Async at its core so the same code runs on `wasm32` (WebGPU); `*_blocking` wrappers serve
-//! native callers. This is the lowest crate that imports wgpu.
+//! Async at its core so the same code runs on `wasm32` (WebGPU); native callers wait
+//! with [`BlockOn::block_on`]. This is the lowest crate that imports wgpu.
 
+#[cfg(not(target_arch = "wasm32"))]
+mod block;
+mod buffers;
 mod context;
-pub mod curve;
 mod error;
-pub mod field;
 #[cfg(not(target_arch = "wasm32"))]
 mod pipeline_cache;
+mod pipelines;
+mod readback;
+mod timer;
+mod upload;
 
-pub use context::{
-    Checks, ContextId, ContextOptions, GpuContext, LimitsChoice, PendingReadback, Pipeline,
-    PipelineTiming, grid,
-};
+#[cfg(not(target_arch = "wasm32"))]
+pub use block::BlockOn;
+pub use context::{ContextId, ContextOptions, GpuContext, LimitsChoice, grid};
 pub use error::{GpuError, Result};
+pub use pipelines::{Checks, Pipeline, PipelineTiming, dispatch};
+pub use readback::PendingReadback;
+pub use timer::PassTimer;
 pub use wgpu;

@@ -4,19 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::sync::OnceLock;
-
-use zkgpu_runtime::GpuContext;
-
-/// One device for the whole test binary. No adapter is a failure, never a skip.
-fn ctx() -> &'static GpuContext {
-    static CTX: OnceLock<GpuContext> = OnceLock::new();
-    CTX.get_or_init(|| {
-        let c = GpuContext::from_env_blocking().unwrap_or_else(|e| panic!("{e}"));
-        eprintln!("adapter: {} ({:?})", c.info().name, c.info().backend);
-        c
-    })
-}
+use zkgpu_testing::shared_context as ctx;
 
 /// The word a fill writes at index `i` of a region for `seed`.
 fn word(seed: u32, i: usize) -> u32 {

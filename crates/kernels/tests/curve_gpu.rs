@@ -5,7 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::sync::OnceLock;
+use zkgpu_runtime::BlockOn;
+use zkgpu_testing::shared_context as ctx;
 
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
@@ -16,14 +17,9 @@ use zkgpu_curves::{
     Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve, decode_projective,
     encode_projective,
 };
+use zkgpu_kernels::curve::{CurveVm, VmJob};
 use zkgpu_limbs::{LimbEncode, decode_slice, encode_slice};
-use zkgpu_runtime::curve::{CurveVm, VmJob};
-use zkgpu_runtime::{Checks, GpuContext};
-
-fn ctx() -> &'static GpuContext {
-    static CTX: OnceLock<GpuContext> = OnceLock::new();
-    CTX.get_or_init(|| GpuContext::from_env_blocking().unwrap_or_else(|e| panic!("{e}")))
-}
+use zkgpu_runtime::Checks;
 
 fn rng_for<C: GpuCurve>(what: &str) -> StdRng {
     let seed = C::ID
@@ -74,19 +70,19 @@ fn check_ops<C: GpuCurve>() {
     let (a, b) = pairs::<C>(&mut rng);
     let want: Vec<C::Projective> = a.iter().zip(&b).map(|(x, y)| *x + y).collect();
 
-    let got = pollster::block_on(vm.add(&a, &b)).unwrap();
+    let got = vm.add(&a, &b).block_on().unwrap();
     assert_eq!(got.len(), a.len());
     for i in 0..a.len() {
         assert_eq!(got[i], want[i], "{} add case {i}", C::ID);
     }
 
     let b_affine: Vec<C::Affine> = C::Projective::normalize_batch(&b);
-    let got = pollster::block_on(vm.madd(&a, &b_affine)).unwrap();
+    let got = vm.madd(&a, &b_affine).block_on().unwrap();
     for i in 0..a.len() {
         assert_eq!(got[i], want[i], "{} madd case {i}", C::ID);
     }
 
-    let got = pollster::block_on(vm.double(&a)).unwrap();
+    let got = vm.double(&a).block_on().unwrap();
     for i in 0..a.len() {
         assert_eq!(got[i], a[i].double(), "{} dbl case {i}", C::ID);
     }
@@ -121,7 +117,7 @@ fn check_chains<C: GpuCurve>(steps: usize) {
             }
         })
         .collect();
-    let got = pollster::block_on(vm.madd_chain(&start, &points)).unwrap();
+    let got = vm.madd_chain(&start, &points).block_on().unwrap();
     for (i, s) in start.iter().enumerate() {
         let want = points[i * steps..(i + 1) * steps]
             .iter()
@@ -209,7 +205,7 @@ where
         n_store: 10,
     };
     let out: Vec<C::Base> =
-        decode_slice(&pollster::block_on(vm.exec(&job, Checks::Default)).unwrap()).unwrap();
+        decode_slice(&vm.exec(&job, Checks::Default).block_on().unwrap()).unwrap();
     assert_eq!(out.len(), init.len() / 2 * 10);
     for (i, pair) in init.chunks(2).enumerate() {
         let (a, b) = (pair[0], pair[1]);
@@ -265,6 +261,6 @@ fn bad_job_shapes_are_errors() {
     let vm = CurveVm::<Bls12_381G1>::new(ctx()).unwrap();
     let p = vec![ark_bls12_381::G1Projective::zero(); 3];
     let q = vec![ark_bls12_381::G1Affine::zero(); 4];
-    assert!(pollster::block_on(vm.madd(&p, &q)).is_err());
-    assert!(pollster::block_on(vm.madd_chain(&p, &q)).is_err());
+    assert!(vm.madd(&p, &q).block_on().is_err());
+    assert!(vm.madd_chain(&p, &q).block_on().is_err());
 }

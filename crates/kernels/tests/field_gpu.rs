@@ -4,24 +4,15 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::sync::OnceLock;
+use zkgpu_runtime::BlockOn;
+use zkgpu_testing::shared_context as ctx;
 
 use ark_ff::{Field, PrimeField, UniformRand};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use zkgpu_kernels::field::{FieldKernels, FieldOp};
 use zkgpu_limbs::{KnownField, KnownFq2, LimbEncode, decode_slice, encode_slice};
-use zkgpu_runtime::field::{FieldKernels, FieldOp};
-use zkgpu_runtime::{Checks, GpuContext};
+use zkgpu_runtime::Checks;
 use zkgpu_shaders::FieldModule;
-
-/// One device for the whole test binary. No adapter is a failure, never a skip.
-fn ctx() -> &'static GpuContext {
-    static CTX: OnceLock<GpuContext> = OnceLock::new();
-    CTX.get_or_init(|| {
-        let c = GpuContext::from_env_blocking().unwrap_or_else(|e| panic!("{e}"));
-        eprintln!("adapter: {} ({:?})", c.info().name, c.info().backend);
-        c
-    })
-}
 
 const RANDOM_CASES: usize = 4096;
 
@@ -54,7 +45,8 @@ fn operands<F: Field + UniformRand>(edges: &[F], seed: u64) -> (Vec<F>, Vec<F>) 
 
 fn gpu<F: LimbEncode>(k: &FieldKernels<'_>, op: FieldOp, a: &[F], b: &[F]) -> Vec<u32> {
     let out = k
-        .run_blocking(op, &encode_slice(a), &encode_slice(b), Checks::Default)
+        .run(op, &encode_slice(a), &encode_slice(b), Checks::Default)
+        .block_on()
         .unwrap_or_else(|e| panic!("{op:?}: {e}"));
     let expected_len = if op.predicate() {
         a.len()
@@ -131,7 +123,8 @@ fn check_against_emulator(module: FieldModule, emulate: &Emulate<'_>, name: &str
         (FieldOp::FromMont, "from_mont"),
     ] {
         let got = k
-            .run_blocking(op, &a, &b, Checks::Default)
+            .run(op, &a, &b, Checks::Default)
+            .block_on()
             .unwrap_or_else(|e| panic!("{e}"));
         for i in 0..count {
             let (x, y) = (&a[i * w..][..w], &b[i * w..][..w]);
@@ -167,12 +160,14 @@ fn check_lazy_inputs<F: PrimeField + LimbEncode>(
     };
     let (xh, yh) = (lift(&xs), lift(&ys));
     let mul = decode_slice::<F>(
-        &k.run_blocking(FieldOp::Mul, &xh, &yh, Checks::Default)
+        &k.run(FieldOp::Mul, &xh, &yh, Checks::Default)
+            .block_on()
             .unwrap(),
     )
     .unwrap();
     let sq = decode_slice::<F>(
-        &k.run_blocking(FieldOp::Square, &xh, &yh, Checks::Default)
+        &k.run(FieldOp::Square, &xh, &yh, Checks::Default)
+            .block_on()
             .unwrap(),
     )
     .unwrap();
@@ -182,7 +177,8 @@ fn check_lazy_inputs<F: PrimeField + LimbEncode>(
     }
     // from_mont of x + p is the canonical integer of x.
     let plain = k
-        .run_blocking(FieldOp::FromMont, &xh, &yh, Checks::Default)
+        .run(FieldOp::FromMont, &xh, &yh, Checks::Default)
+        .block_on()
         .unwrap();
     for (i, x) in xs.iter().enumerate() {
         let int = num_bigint_of(x);
@@ -198,7 +194,8 @@ fn check_lazy_inputs<F: PrimeField + LimbEncode>(
         .flat_map(|x| p.to_limbs(&num_bigint_of(x)))
         .collect();
     let mont = k
-        .run_blocking(FieldOp::ToMont, &ints, &ints, Checks::Default)
+        .run(FieldOp::ToMont, &ints, &ints, Checks::Default)
+        .block_on()
         .unwrap();
     assert_eq!(mont, encode_slice(&xs), "{name} to_mont");
 }
@@ -331,12 +328,13 @@ fn long_mul_chain_matches_arkworks() {
     let reps = 1000;
     for checks in [Checks::Default, Checks::TrustedLoops] {
         let out = k
-            .run_blocking(
+            .run(
                 FieldOp::MulChain { reps },
                 &encode_slice(&a),
                 &encode_slice(&b),
                 checks,
             )
+            .block_on()
             .unwrap();
         let got = decode_slice::<Fq>(&out).unwrap();
         for i in 0..a.len() {
@@ -353,11 +351,13 @@ fn long_mul_chain_matches_arkworks() {
 fn mismatched_operands_are_an_error() {
     let k = FieldKernels::new(ctx(), FieldModule::Bls12_381Fr);
     assert!(
-        k.run_blocking(FieldOp::Mul, &[0; 40], &[0; 20], Checks::Default)
+        k.run(FieldOp::Mul, &[0; 40], &[0; 20], Checks::Default)
+            .block_on()
             .is_err()
     );
     assert!(
-        k.run_blocking(FieldOp::Neg, &[0; 21], &[], Checks::Default)
+        k.run(FieldOp::Neg, &[0; 21], &[], Checks::Default)
+            .block_on()
             .is_err()
     );
 }

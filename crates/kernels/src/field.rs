@@ -1,10 +1,10 @@
 //! Elementwise field kernels (`shaders/kernels/field_ops.wgsl`): the GPU side of the field
 //! tests and of `zkgpu bench field`.
 
+use zkgpu_shaders::contract::field_ops::{self as ops, FieldOpsParams};
 use zkgpu_shaders::{Composed, FieldModule, field_ops};
 
-use crate::context::{Checks, GpuContext, grid};
-use crate::error::{GpuError, Result};
+use zkgpu_runtime::{Checks, GpuContext, GpuError, Pipeline, Result, grid, wgpu};
 
 /// One elementwise operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,15 +68,6 @@ impl FieldOp {
     }
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct FieldOpsParams {
-    count: u32,
-    reps: u32,
-    row_stride: u32,
-    _pad: u32,
-}
-
 /// Timing of one [`FieldKernels::bench_mul_chain`] run.
 #[derive(Clone, Copy, Debug)]
 pub struct ChainBench {
@@ -101,6 +92,9 @@ pub struct FieldKernels<'c> {
 }
 
 const WORKGROUP_SIZE: u32 = 64;
+
+/// The field kernels' pipeline overrides: their `WORKGROUP_SIZE`.
+const OVERRIDES: &[(&str, f64)] = &[("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
 
 impl<'c> FieldKernels<'c> {
     /// The kernels of `field` on `ctx`.
@@ -136,7 +130,7 @@ impl<'c> FieldKernels<'c> {
         op: FieldOp,
         a: &[u32],
         b: &[u32],
-        pipeline: &crate::Pipeline,
+        pipeline: &Pipeline,
     ) -> Result<(u32, wgpu::Buffer, wgpu::BindGroup, (u32, u32))> {
         let count = self.count_of(a)?;
         if op.binary() && b.len() != a.len() {
@@ -170,12 +164,16 @@ impl<'c> FieldKernels<'c> {
                 count,
                 reps,
                 row_stride,
-                _pad: 0,
+                ..FieldOpsParams::default()
             },
         );
-        let mut entries = vec![(0, &buf_a), (2, &out), (3, &params)];
+        let mut entries = vec![
+            (ops::IN_A, &buf_a),
+            (ops::OUT_WORDS, &out),
+            (ops::PARAMS, &params),
+        ];
         if let Some(bb) = &buf_b {
-            entries.push((1, bb));
+            entries.push((ops::IN_B, bb));
         }
         let bg = self.ctx.bind_group(pipeline, &entries);
         Ok((count, out, bg, (x, y)))
@@ -186,7 +184,7 @@ impl<'c> FieldKernels<'c> {
     pub async fn run(&self, op: FieldOp, a: &[u32], b: &[u32], checks: Checks) -> Result<Vec<u32>> {
         let pipeline = self
             .ctx
-            .pipeline(&self.module, op.entry(), checks, &[])
+            .pipeline(&self.module, op.entry(), checks, OVERRIDES)
             .await?;
         let (count, out, bg, (x, y)) = self.setup(op, a, b, &pipeline)?;
         self.ctx
@@ -208,18 +206,6 @@ impl<'c> FieldKernels<'c> {
         }
     }
 
-    /// [`FieldKernels::run`], blocking (native only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn run_blocking(
-        &self,
-        op: FieldOp,
-        a: &[u32],
-        b: &[u32],
-        checks: Checks,
-    ) -> Result<Vec<u32>> {
-        pollster::block_on(self.run(op, a, b, checks))
-    }
-
     /// Times `a b^reps` over `a.len() / words()` elements: one warm-up run, then `runs` timed
     /// runs; reports the median.
     pub async fn bench_mul_chain(
@@ -233,7 +219,7 @@ impl<'c> FieldKernels<'c> {
         let op = FieldOp::MulChain { reps };
         let pipeline = self
             .ctx
-            .pipeline(&self.module, op.entry(), checks, &[])
+            .pipeline(&self.module, op.entry(), checks, OVERRIDES)
             .await?;
         let pipeline_seconds = self
             .ctx

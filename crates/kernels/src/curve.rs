@@ -2,31 +2,16 @@
 //! programs to many points at once, or accumulates chains of points per invocation.
 
 use std::marker::PhantomData;
+use zkgpu_shaders::contract::curve_vm as vm;
 
 use zkgpu_curves::{
     GpuCurve, Program, decode_projective, encode_affine, encode_affine_packed, encode_projective,
 };
 use zkgpu_limbs::LimbEncode;
+use zkgpu_shaders::contract::curve_vm::VmParams;
 use zkgpu_shaders::{Composed, curve_vm};
 
-use crate::context::{Checks, GpuContext, grid};
-use crate::error::{GpuError, Result};
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
-struct VmParams {
-    count: u32,
-    row_stride: u32,
-    entry: u32,
-    consts: u32,
-    n_load: u32,
-    n_store: u32,
-    steps: u32,
-    stream_reg: u32,
-    stream_regs: u32,
-    stream_records: u32,
-    _pad: [u32; 2],
-}
+use zkgpu_runtime::{Checks, GpuContext, GpuError, Pipeline, Result, grid, wgpu};
 
 /// One dispatch of the VM: what each invocation loads, runs and stores.
 #[derive(Clone, Copy, Debug)]
@@ -183,17 +168,17 @@ impl<'c, C: GpuCurve> CurveVm<'c, C> {
                 stream_reg: job.stream_reg,
                 stream_regs: job.stream_regs,
                 stream_records,
-                _pad: [0; 2],
+                ..VmParams::default()
             },
         );
         let bind = self.ctx.bind_group(
             &pipeline,
             &[
-                (0, &self.code),
-                (1, &init),
-                (2, &stream),
-                (3, &out),
-                (4, &params),
+                (vm::VM_CODE, &self.code),
+                (vm::VM_INIT, &init),
+                (vm::VM_STREAM, &stream),
+                (vm::VM_OUT, &out),
+                (vm::PARAMS, &params),
             ],
         );
         Ok(Prepared {
@@ -343,7 +328,7 @@ impl<'c, C: GpuCurve> CurveVm<'c, C> {
 }
 
 struct Prepared {
-    pipeline: std::sync::Arc<crate::Pipeline>,
+    pipeline: std::sync::Arc<Pipeline>,
     bind: wgpu::BindGroup,
     out: wgpu::Buffer,
     out_bytes: u64,

@@ -1,0 +1,436 @@
+//! The NTT engine: transforms planned per domain and recorded as passes, elementwise
+//! operations, and the one-call host versions.
+
+use crate::data::{DeviceVec, NttEncoder};
+use crate::params::*;
+use crate::plan;
+use crate::plan::{Plan, PlanKey};
+use crate::{
+    DEFAULT_MAX_PASS_BITS, Direction, ELEMENT_BYTES, NttError, NttField, Result, kernel_form,
+};
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use zkgpu_runtime::wgpu;
+use zkgpu_runtime::{Checks, GpuContext, dispatch, grid};
+use zkgpu_shaders::Composed;
+use zkgpu_shaders::contract::{ntt, ntt_elementwise as ew};
+
+/// An elementwise operation on vectors of one [`DeviceVec`] (indices are vectors of the
+/// batch; the result replaces vector `a`).
+#[derive(Clone, Copy, Debug)]
+pub enum Elementwise<F> {
+    /// `a = a * b`
+    Mul {
+        /// Written.
+        a: usize,
+        /// Read.
+        b: usize,
+    },
+    /// `a = a - b`
+    Sub {
+        /// Written.
+        a: usize,
+        /// Read.
+        b: usize,
+    },
+    /// `a = a * c`
+    Scale {
+        /// Written.
+        a: usize,
+        /// The constant.
+        c: F,
+    },
+    /// `a = (a * b - d) * c`: the quotient step of the Groth16 witness map.
+    MulSubScale {
+        /// Written.
+        a: usize,
+        /// Read.
+        b: usize,
+        /// Read.
+        d: usize,
+        /// The constant.
+        c: F,
+    },
+}
+
+/// The NTT engine of field `F` on one GPU context. Pipelines are built on first use and
+/// cached by the context; twiddle tables are built once per domain and cached here.
+#[derive(Debug)]
+pub struct GpuNtt<'c, F: NttField> {
+    pub(crate) ctx: &'c GpuContext,
+    pub(crate) pass_module: Composed,
+    pub(crate) ew_module: Composed,
+    pub(crate) plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
+    pub(crate) max_pass_bits: u32,
+    /// Largest transform (log2) given a table of all its twists.
+    pub(crate) max_twist_log: u32,
+    /// Most elements per page, log2 (None: what the binding limit allows).
+    pub(crate) max_page_log: Option<u32>,
+    /// Placeholders bound where a batch has fewer than [`MAX_PAGES`] pages: one read-only,
+    /// two read-write (distinct, so no writable binding aliases another).
+    pub(crate) placeholders: [wgpu::Buffer; 3],
+    pub(crate) _field: std::marker::PhantomData<F>,
+}
+
+impl<'c, F: NttField> GpuNtt<'c, F> {
+    /// The engine on `ctx`.
+    pub fn new(ctx: &'c GpuContext) -> Self {
+        let placeholder = || {
+            ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ntt page placeholder"),
+                size: 2 * ELEMENT_BYTES,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        Self {
+            ctx,
+            pass_module: zkgpu_shaders::ntt(F::MODULE),
+            ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE),
+            plans: Mutex::new(HashMap::new()),
+            max_pass_bits: DEFAULT_MAX_PASS_BITS,
+            max_twist_log: plan::DEFAULT_MAX_TWIST_LOG,
+            max_page_log: None,
+            placeholders: [placeholder(), placeholder(), placeholder()],
+            _field: std::marker::PhantomData,
+        }
+    }
+
+    /// Pages device vectors made from now on into buffers of at most `2^bits` elements
+    /// (at least 2^1), below what the binding limit allows: tests use it to cross pages with
+    /// small transforms.
+    pub fn with_max_page_log(mut self, bits: u32) -> Self {
+        self.max_page_log = Some(bits.max(1));
+        self
+    }
+
+    /// log2 of the elements per page: the largest power of two whose bytes fit one storage
+    /// binding (and one buffer), at most 2^31.
+    pub fn page_log(&self) -> u32 {
+        let max = self.ctx.max_binding_bytes() / ELEMENT_BYTES;
+        let fit = (63 - max.max(2).leading_zeros()).min(31);
+        self.max_page_log.map_or(fit, |m| m.min(fit))
+    }
+
+    /// Limits each pass to `bits` (1..=8) bits of the transform: smaller passes give each
+    /// workgroup more consecutive columns (longer contiguous memory runs) at the cost of more
+    /// passes and twist multiplications.
+    pub fn with_max_pass_bits(mut self, bits: u32) -> Self {
+        self.max_pass_bits = bits.clamp(1, plan::MAX_PASS_BITS);
+        self
+    }
+
+    /// Gives transforms of at most `2^bits` elements a table of all `N` twists (one
+    /// multiplication per element and pass, `32 N` bytes per domain and direction; default
+    /// [`DEFAULT_MAX_TWIST_LOG`], and never beyond one storage binding); larger ones compute
+    /// each twist from two tables of about `sqrt(N)` entries (two multiplications). 0 turns the
+    /// tables off.
+    pub fn with_max_twist_log(mut self, bits: u32) -> Self {
+        self.max_twist_log = bits;
+        self
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'c GpuContext {
+        self.ctx
+    }
+
+    /// Compiles the pipelines now (otherwise the first transform does); returns the seconds
+    /// each took, `(entry, seconds)`.
+    pub async fn warm_up(&self) -> Result<Vec<(&'static str, f64)>> {
+        self.ctx
+            .pipeline(&self.pass_module, "ntt_pass", Checks::Default, &[])
+            .await?;
+        self.ctx
+            .pipeline(&self.ew_module, "ntt_elementwise", Checks::Default, &[])
+            .await?;
+        Ok(vec![
+            (
+                "ntt_pass",
+                self.ctx
+                    .pipeline_seconds(&self.pass_module.name, "ntt_pass", Checks::Default)
+                    .unwrap_or(0.0),
+            ),
+            (
+                "ntt_elementwise",
+                self.ctx
+                    .pipeline_seconds(&self.ew_module.name, "ntt_elementwise", Checks::Default)
+                    .unwrap_or(0.0),
+            ),
+        ])
+    }
+
+    pub(crate) fn plan(
+        &self,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+    ) -> Result<Arc<Plan>> {
+        let log_n = domain.log_size_of_group;
+        if log_n > 31 {
+            return Err(NttError::Size {
+                log_n,
+                reason: "the kernels index elements with u32".into(),
+            });
+        }
+        let key = PlanKey::new(domain, dir, self.max_pass_bits, self.max_twist_log);
+        if let Some(p) = self
+            .plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Ok(p.clone());
+        }
+        // On wasm32 wgpu's types are neither Send nor Sync (the browser's WebGPU is
+        // single-threaded), so neither is the Arc there; natively it is both.
+        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
+        let plan = Arc::new(Plan::new(
+            self.ctx,
+            domain,
+            dir,
+            self.max_pass_bits,
+            self.max_twist_log,
+        )?);
+        self.plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, plan.clone());
+        Ok(plan)
+    }
+
+    /// Records the transform of the first `count` vectors of `dv` over `domain` (`count`
+    /// `None`: all). The vectors must have exactly the domain's size.
+    pub async fn record_transform(
+        &self,
+        enc: &mut NttEncoder,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+        count: Option<usize>,
+    ) -> Result<()> {
+        self.record_transform_stamped(enc, dv, domain, dir, count, None)
+            .await
+    }
+
+    /// [`GpuNtt::record_transform`], writing timestamps 0 and 1 of `stamps` at the start of
+    /// the first pass and the end of the last.
+    pub(crate) async fn record_transform_stamped(
+        &self,
+        enc: &mut NttEncoder,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+        count: Option<usize>,
+        stamps: Option<&zkgpu_runtime::PassTimer>,
+    ) -> Result<()> {
+        self.own(dv)?;
+        self.own_encoder(enc)?;
+        let enc = &mut enc.enc;
+        let n = domain.size();
+        if dv.len != n {
+            return Err(NttError::Shape(format!(
+                "vectors of {} elements over a domain of size {n}",
+                dv.len
+            )));
+        }
+        let batch = count.unwrap_or(dv.batch);
+        if batch > dv.batch {
+            return Err(NttError::Shape(format!(
+                "transforming {batch} vectors of a batch of {}",
+                dv.batch
+            )));
+        }
+        // A transform of size 1 is the identity in both directions, cosets included.
+        if batch == 0 || n == 1 {
+            return Ok(());
+        }
+        let plan = self.plan(domain, dir)?;
+        let pipeline = self
+            .ctx
+            .pipeline(&self.pass_module, "ntt_pass", Checks::Default, &[])
+            .await?;
+        let per_transform = (n as u64).div_ceil(TILE) as u32;
+        let total = u32::try_from(u64::from(per_transform) * batch as u64).map_err(|_| {
+            NttError::Shape(format!(
+                "{batch} transforms of size {n} need too many workgroups"
+            ))
+        })?;
+        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
+        let (gx, gy, _) = grid(total, 1, max);
+        let last = plan.passes.len().saturating_sub(1);
+        for (i, pass) in plan.passes.iter().enumerate() {
+            let mut p = *pass;
+            p.per_transform = per_transform;
+            p.batch = batch as u32;
+            p.grid_x = gx;
+            p.page_log = dv.page_log;
+            let params = self.ctx.uniform_buffer("ntt pass params", &p);
+            let [s0, s1, s2] = self.page_bindings(&dv.data, false);
+            let [d0, d1, d2] = self.page_bindings(&dv.scratch, true);
+            let bind = self.ctx.bind_group(
+                &pipeline,
+                &[
+                    (ntt::SRC, s0),
+                    (ntt::SRC1, s1),
+                    (ntt::SRC2, s2),
+                    (ntt::DST, d0),
+                    (ntt::DST1, d1),
+                    (ntt::DST2, d2),
+                    (ntt::TABLES, &plan.tables),
+                    (ntt::PARAMS, &params),
+                    (
+                        ntt::TWISTS,
+                        plan.twists.as_ref().unwrap_or(&self.placeholders[0]),
+                    ),
+                ],
+            );
+            let stamp = stamps
+                .filter(|_| i == 0 || i == last)
+                .map(|timer| timer.writes(0, i == 0, i == last));
+            dispatch(enc, "ntt pass", &pipeline, &bind, (gx, gy), stamp);
+            std::mem::swap(&mut dv.data, &mut dv.scratch);
+        }
+        if batch < dv.batch && plan.passes.len() % 2 == 1 {
+            // The untouched vectors are in the other buffers now: copy them across.
+            let (start, end) = ((batch * n) as u64, (dv.batch * n) as u64);
+            for (page, offset, bytes) in dv.pieces(start, end) {
+                enc.copy_buffer_to_buffer(&dv.scratch[page], offset, &dv.data[page], offset, bytes);
+            }
+        }
+        Ok(())
+    }
+
+    /// Records an elementwise operation on the vectors of `dv`.
+    pub async fn record_elementwise(
+        &self,
+        enc: &mut NttEncoder,
+        dv: &DeviceVec<F>,
+        op: Elementwise<F>,
+    ) -> Result<()> {
+        self.own(dv)?;
+        self.own_encoder(enc)?;
+        let enc = &mut enc.enc;
+        let (code, a, b, d, c) = match op {
+            Elementwise::Mul { a, b } => (0, a, b, a, F::one()),
+            Elementwise::Sub { a, b } => (1, a, b, a, F::one()),
+            Elementwise::Scale { a, c } => (2, a, a, a, c),
+            Elementwise::MulSubScale { a, b, d, c } => (3, a, b, d, c),
+        };
+        if [a, b, d].iter().any(|&i| i >= dv.batch) {
+            return Err(NttError::Shape(format!(
+                "operands {a}, {b}, {d} of a batch of {}",
+                dv.batch
+            )));
+        }
+        if dv.len == 0 {
+            return Ok(());
+        }
+        let len = u32::try_from(dv.len)
+            .map_err(|_| NttError::Shape(format!("{} elements exceed 2^32", dv.len)))?;
+        let pipeline = self
+            .ctx
+            .pipeline(&self.ew_module, "ntt_elementwise", Checks::Default, &[])
+            .await?;
+        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
+        let (gx, gy, _) = grid(len, EW_WG, max);
+        let mut cw = [0u32; 8];
+        kernel_form(c).write_packed(&mut cw);
+        let off = |i: usize| (i * dv.len) as u32;
+        let params = self.ctx.uniform_buffer(
+            "ntt elementwise params",
+            &EwParams {
+                op: code,
+                len,
+                grid_x: gx,
+                a_off: off(a),
+                b_off: off(b),
+                d_off: off(d),
+                page_log: dv.page_log,
+                c: cw,
+                ..EwParams::default()
+            },
+        );
+        let [p0, p1, p2] = self.page_bindings(&dv.data, true);
+        let bind = self.ctx.bind_group(
+            &pipeline,
+            &[
+                (ew::EW_DATA, p0),
+                (ew::EW_DATA1, p1),
+                (ew::EW_DATA2, p2),
+                (ew::EW, &params),
+            ],
+        );
+        dispatch(enc, "ntt elementwise", &pipeline, &bind, (gx, gy), None);
+        Ok(())
+    }
+
+    /// Transforms every vector of `dv` in place over `domain` and waits.
+    pub async fn transform(
+        &self,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+    ) -> Result<f64> {
+        let mut enc = self.encoder();
+        self.record_transform(&mut enc, dv, domain, dir, None)
+            .await?;
+        self.submit(enc)
+    }
+
+    /// [`GpuNtt::transform`], returning the GPU time of the passes from timestamp queries
+    /// where the device has them (else the wall time of submit to done).
+    pub async fn transform_timed(
+        &self,
+        dv: &mut DeviceVec<F>,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+    ) -> Result<f64> {
+        // Finish pending uploads first: a pass's beginning timestamp can be written while an
+        // earlier `write_buffer` copy is still running, which would count the upload.
+        self.ctx.queue().submit([]);
+        self.ctx.wait()?;
+        let timer = match self.ctx.pass_timer("ntt timestamps", 1) {
+            Some(timer) if domain.size() > 1 => timer,
+            _ => return self.transform(dv, domain, dir).await,
+        };
+        let mut enc = self.encoder();
+        self.record_transform_stamped(&mut enc, dv, domain, dir, None, Some(&timer))
+            .await?;
+        timer.resolve(enc.raw());
+        let wall = self.submit(enc)?;
+        let gpu = timer.seconds(self.ctx).await?[0];
+        Ok(if gpu > 0.0 { gpu } else { wall })
+    }
+
+    /// `domain.fft_in_place(values)` on the GPU: the same resizing (to the domain's size,
+    /// zero-padding a shorter input and, as arkworks does, dropping the elements of a longer
+    /// one) and the same result.
+    pub async fn fft(&self, domain: &Radix2EvaluationDomain<F>, values: &mut Vec<F>) -> Result<()> {
+        self.host_transform(domain, values, Direction::Forward)
+            .await
+    }
+
+    /// `domain.ifft_in_place(values)` on the GPU (same resizing and result).
+    pub async fn ifft(
+        &self,
+        domain: &Radix2EvaluationDomain<F>,
+        values: &mut Vec<F>,
+    ) -> Result<()> {
+        self.host_transform(domain, values, Direction::Inverse)
+            .await
+    }
+
+    pub(crate) async fn host_transform(
+        &self,
+        domain: &Radix2EvaluationDomain<F>,
+        values: &mut Vec<F>,
+        dir: Direction,
+    ) -> Result<()> {
+        values.resize(domain.size(), F::zero());
+        let mut dv = self.upload(values)?;
+        self.transform(&mut dv, domain, dir).await?;
+        *values = self.download(&dv, 0).await?;
+        Ok(())
+    }
+}

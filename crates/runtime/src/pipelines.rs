@@ -1,0 +1,236 @@
+//! Pipelines: built once per context from composed modules (and wgpu's persistent cache),
+//! with their creation times, and bind groups over them.
+
+use crate::GpuContext;
+use crate::error::{GpuError, Result};
+use std::sync::{Arc, PoisonError};
+use web_time::Instant;
+use zkgpu_shaders::Composed;
+
+/// Shader runtime checks for a module.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Checks {
+    /// wgpu's defaults: bounds checks and loop bounding.
+    #[default]
+    Default,
+    /// Bounds checks kept, loop bounding off. NVIDIA runs loop-heavy kernels about 23 times
+    /// faster without it (docs/gpu.md). Only for modules whose every loop provably
+    /// terminates: each such kernel says why in a comment.
+    TrustedLoops,
+}
+
+/// How long one pipeline took to create.
+#[derive(Clone, Debug)]
+pub struct PipelineTiming {
+    /// Module name.
+    pub module: String,
+    /// Entry point.
+    pub entry: String,
+    /// Runtime checks it was built with.
+    pub checks: Checks,
+    /// Seconds spent in shader-module and pipeline creation (driver compile included).
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PipelineKey {
+    pub(crate) module: String,
+    pub(crate) entry: String,
+    pub(crate) checks: Checks,
+    pub(crate) constants: Vec<(String, u64)>,
+}
+
+/// A compiled compute pipeline and its first bind group layout.
+#[derive(Debug)]
+pub struct Pipeline {
+    /// The pipeline.
+    pub pipeline: wgpu::ComputePipeline,
+    /// Layout of `@group(0)`.
+    pub layout: wgpu::BindGroupLayout,
+}
+
+/// A shader module with loop bounding off and bounds checks on.
+#[allow(unsafe_code)]
+pub(crate) fn trusted_module(
+    device: &wgpu::Device,
+    desc: wgpu::ShaderModuleDescriptor<'_>,
+) -> wgpu::ShaderModule {
+    // SAFETY: only modules built with `Checks::TrustedLoops` come here, and each such kernel
+    // documents why every loop terminates (counters rising to uniform or constant bounds).
+    // Bounds checks stay on, so no access can leave its binding.
+    unsafe {
+        device.create_shader_module_trusted(
+            desc,
+            wgpu::ShaderRuntimeChecks {
+                bounds_checks: true,
+                force_loop_bounding: false,
+                ..Default::default()
+            },
+        )
+    }
+}
+
+impl GpuContext {
+    /// Creation times of every pipeline built so far, in order.
+    pub fn pipeline_timings(&self) -> Vec<PipelineTiming> {
+        self.timings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Creation time of the pipeline for `entry` of `module` (the first one built, if several
+    /// differ in constants), if it was built in this context.
+    pub fn pipeline_seconds(&self, module: &str, entry: &str, checks: Checks) -> Option<f64> {
+        self.timings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|t| t.module == module && t.entry == entry && t.checks == checks)
+            .map(|t| t.seconds)
+    }
+
+    /// The pipeline for `entry` of `module`, compiled on first use and cached for the
+    /// context's lifetime. `constants` set WGSL `override`s (`WORKGROUP_SIZE`, ...).
+    pub async fn pipeline(
+        &self,
+        module: &Composed,
+        entry: &str,
+        checks: Checks,
+        constants: &[(&str, f64)],
+    ) -> Result<Arc<Pipeline>> {
+        if !module.entry_points.contains(&entry) {
+            return Err(GpuError::NoEntryPoint {
+                module: module.name.clone(),
+                entry: entry.to_owned(),
+            });
+        }
+        let key = PipelineKey {
+            module: module.name.clone(),
+            entry: entry.to_owned(),
+            checks,
+            constants: constants
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.to_bits()))
+                .collect(),
+        };
+        if let Some(p) = self
+            .pipelines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Ok(p.clone());
+        }
+        let start = Instant::now();
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let shader = self.shader_module(module, checks);
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&format!("{}::{entry}", module.name)),
+                layout: None,
+                module: &shader,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    zero_initialize_workgroup_memory: true,
+                },
+                cache: self.cache(),
+            });
+        if let Some(e) = scope.pop().await {
+            return Err(GpuError::Pipeline {
+                module: module.name.clone(),
+                entry: entry.to_owned(),
+                message: e.to_string(),
+            });
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        tracing::debug!(module = %module.name, entry, ?checks, seconds, "created pipeline");
+        self.timings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(PipelineTiming {
+                module: module.name.clone(),
+                entry: entry.to_owned(),
+                checks,
+                seconds,
+            });
+        let p = Arc::new(Pipeline {
+            layout: pipeline.get_bind_group_layout(0),
+            pipeline,
+        });
+        self.pipelines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, p.clone());
+        Ok(p)
+    }
+
+    /// The pipeline cache to compile through, if any.
+    pub(crate) fn cache(&self) -> Option<&wgpu::PipelineCache> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.pipeline_cache.as_ref().map(|c| &c.cache);
+        #[cfg(target_arch = "wasm32")]
+        None
+    }
+
+    pub(crate) fn shader_module(&self, module: &Composed, checks: Checks) -> wgpu::ShaderModule {
+        let key = (module.name.clone(), checks);
+        let mut cache = self.modules.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(m) = cache.get(&key) {
+            return m.clone();
+        }
+        let desc = wgpu::ShaderModuleDescriptor {
+            label: Some(&module.name),
+            source: wgpu::ShaderSource::Wgsl(module.source().into()),
+        };
+        let m = match checks {
+            Checks::Default => self.device.create_shader_module(desc),
+            Checks::TrustedLoops => trusted_module(&self.device, desc),
+        };
+        cache.insert(key, m.clone());
+        m
+    }
+
+    /// A bind group of `@group(0)` binding each `(index, buffer)` pair (whole buffers).
+    /// Pipelines use layouts derived from the shader, which hold only the bindings their entry
+    /// point uses: pass exactly those.
+    pub fn bind_group(
+        &self,
+        pipeline: &Pipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+            .iter()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: *i,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.layout,
+            entries: &entries,
+        })
+    }
+}
+
+/// Records one compute pass: `pipeline` over `bind` (group 0) on a `grid` of workgroups,
+/// with `timestamps` where given ([`crate::PassTimer::writes`]).
+pub fn dispatch(
+    enc: &mut wgpu::CommandEncoder,
+    label: &str,
+    pipeline: &Pipeline,
+    bind: &wgpu::BindGroup,
+    grid: (u32, u32),
+    timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+) {
+    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(label),
+        timestamp_writes: timestamps,
+    });
+    pass.set_pipeline(&pipeline.pipeline);
+    pass.set_bind_group(0, bind, &[]);
+    pass.dispatch_workgroups(grid.0, grid.1, 1);
+}
