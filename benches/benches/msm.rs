@@ -102,14 +102,9 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
     for name in env_list("ZKGPU_BENCH_GROUPS", "bls12-381-g1") {
-        match name.as_str() {
-            "bls12-381-g1" => group::<zkgpu_curves::Bls12_381G1>(c, &ctx, &name, &sizes),
-            "bls12-381-g2" => group::<zkgpu_curves::Bls12_381G2>(c, &ctx, &name, &sizes),
-            "bls12-377-g1" => group::<zkgpu_curves::Bls12_377G1>(c, &ctx, &name, &sizes),
-            "bls12-377-g2" => group::<zkgpu_curves::Bls12_377G2>(c, &ctx, &name, &sizes),
-            "ed-on-bls12-377" => group::<zkgpu_curves::EdOnBls12_377>(c, &ctx, &name, &sizes),
-            other => panic!("ZKGPU_BENCH_GROUPS: unknown group {other:?}"),
-        }
+        let g = zkgpu_curves::Group::from_name(&name)
+            .unwrap_or_else(|e| panic!("ZKGPU_BENCH_GROUPS: {e}"));
+        zkgpu_curves::with_group!(g, C => group::<C>(c, &ctx, &name, &sizes));
     }
 }
 

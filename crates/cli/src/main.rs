@@ -1,19 +1,17 @@
-//! `zkgpu`: adapter information and benchmarks that check every GPU result against arkworks.
+//! `zkgpu`: adapter information, Groth16 proofs, and MSMs and NTTs checked against arkworks.
+//! The developer benchmarks of the arithmetic are the `arith` binary of `zkgpu-benches`.
 
 #![allow(clippy::print_stdout)]
 
-mod curve_bench;
-mod field_bench;
 mod msm_cmd;
 mod ntt_cmd;
 mod prove_cmd;
 mod prove_keys;
 mod prove_report;
-mod vm_bench;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use zkgpu_runtime::GpuContext;
 
 #[derive(Parser, Debug)]
@@ -39,34 +37,6 @@ enum Command {
     Msm(msm_cmd::MsmArgs),
     /// NTTs (forward, inverse, coset) on the GPU and with ark-poly on the CPU, checked.
     Ntt(ntt_cmd::NttArgs),
-    /// Benchmarks; each checks its GPU results against arkworks and fails if they differ.
-    Bench {
-        #[command(subcommand)]
-        what: BenchWhat,
-    },
-}
-
-#[derive(Subcommand, Debug)]
-enum BenchWhat {
-    /// Montgomery multiplications per second of each field, beside the H100 ceiling and
-    /// arkworks on this machine's CPU cores.
-    Field(field_bench::FieldArgs),
-    /// Mixed additions and doublings per second of each group, beside the base field's
-    /// multiplication rate and arkworks on this machine's CPU cores.
-    Curve(curve_bench::CurveArgs),
-    /// The cost of each curve-VM instruction, measured in field multiplications.
-    Vm(vm_bench::VmArgs),
-}
-
-/// Shader runtime checks to benchmark with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ChecksArg {
-    /// wgpu's default checks (loop bounding on).
-    Default,
-    /// Loop bounding off (bounds checks on).
-    Trusted,
-    /// Both, one row each.
-    Both,
 }
 
 fn main() -> ExitCode {
@@ -84,15 +54,6 @@ fn main() -> ExitCode {
         Command::Prove(args) => prove_cmd::run(&args, started),
         Command::Msm(args) => msm_cmd::run(&args),
         Command::Ntt(args) => ntt_cmd::run(&args),
-        Command::Bench {
-            what: BenchWhat::Field(args),
-        } => field_bench::run(&args),
-        Command::Bench {
-            what: BenchWhat::Curve(args),
-        } => curve_bench::run(&args),
-        Command::Bench {
-            what: BenchWhat::Vm(args),
-        } => vm_bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

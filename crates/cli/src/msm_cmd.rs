@@ -10,23 +10,13 @@ use ark_ff::{PrimeField, UniformRand};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
-use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve};
+use zkgpu_curves::{GpuCurve, Group};
 use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmTimings};
 use zkgpu_runtime::GpuContext;
 
-/// The five groups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CurveArg {
-    #[value(name = "bls12-381-g1")]
-    Bls12_381G1,
-    #[value(name = "bls12-381-g2")]
-    Bls12_381G2,
-    #[value(name = "bls12-377-g1")]
-    Bls12_377G1,
-    #[value(name = "bls12-377-g2")]
-    Bls12_377G2,
-    #[value(name = "ed-on-bls12-377")]
-    EdOnBls12_377,
+/// A group by its name (`zkgpu_curves::Group::name`), for clap.
+pub fn parse_group(name: &str) -> Result<Group, String> {
+    Group::from_name(name)
 }
 
 /// Scalar distributions.
@@ -42,8 +32,8 @@ pub enum Distribution {
 #[derive(Args, Debug)]
 pub struct MsmArgs {
     /// The group.
-    #[arg(long, value_enum, default_value = "bls12-381-g1")]
-    curve: CurveArg,
+    #[arg(long, value_parser = parse_group, default_value = "bls12-381-g1")]
+    curve: Group,
     /// log2 of the number of points.
     #[arg(long, default_value_t = 16)]
     log_n: u32,
@@ -458,13 +448,7 @@ pub fn run(args: &MsmArgs) -> Result<(), Box<dyn std::error::Error>> {
         return Err("--log-n must be at most 26".into());
     }
     let ctx = GpuContext::from_env_blocking()?;
-    let ok = match args.curve {
-        CurveArg::Bls12_381G1 => run_one::<Bls12_381G1>(&ctx, args),
-        CurveArg::Bls12_381G2 => run_one::<Bls12_381G2>(&ctx, args),
-        CurveArg::Bls12_377G1 => run_one::<Bls12_377G1>(&ctx, args),
-        CurveArg::Bls12_377G2 => run_one::<Bls12_377G2>(&ctx, args),
-        CurveArg::EdOnBls12_377 => run_one::<EdOnBls12_377>(&ctx, args),
-    }?;
+    let ok = zkgpu_curves::with_group!(args.curve, C => run_one::<C>(&ctx, args))?;
     if ok {
         Ok(())
     } else {

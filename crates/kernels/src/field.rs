@@ -1,5 +1,5 @@
 //! Elementwise field kernels (`shaders/kernels/field_ops.wgsl`): the GPU side of the field
-//! tests and of `zkgpu bench field`.
+//! tests and of the `arith field` benchmark (`zkgpu-benches`).
 
 use zkgpu_shaders::contract::field_ops::{self as ops, FieldOpsParams};
 use zkgpu_shaders::{Composed, FieldModule, field_ops};

@@ -1,4 +1,4 @@
-//! `zkgpu bench vm`: the cost of each curve-VM instruction, in BLS12-381 Fq multiplications,
+//! `arith vm`: the cost of each curve-VM instruction, in BLS12-381 Fq multiplications,
 //! from synthetic programs run through the same interpreter (`shaders/kernels/curve_vm.wgsl`).
 
 use ark_ff::UniformRand;
@@ -12,7 +12,7 @@ use zkgpu_runtime::{Checks, GpuContext};
 
 type Fq = ark_bls12_381::Fq;
 
-/// Arguments of `zkgpu bench vm`.
+/// Arguments of `arith vm`.
 #[derive(Args, Debug)]
 pub struct VmArgs {
     /// log2 of the number of invocations [default: 18 on a GPU, 8 on a software adapter].
@@ -67,7 +67,7 @@ fn programs() -> Program<Fq> {
     a.finish()
 }
 
-/// `zkgpu bench vm`.
+/// `arith vm`.
 pub fn run(args: &VmArgs) -> Result<(), Box<dyn std::error::Error>> {
     let ctx = GpuContext::from_env_blocking()?;
     let software = ctx.info().device_type == zkgpu_runtime::wgpu::DeviceType::Cpu;

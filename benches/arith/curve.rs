@@ -1,4 +1,4 @@
-//! `zkgpu bench curve`: mixed additions and doublings per second of each group on the curve VM,
+//! `arith curve`: mixed additions and doublings per second of each group on the curve VM,
 //! beside the base field's multiplication rate measured in the same run (the kernel's ceiling),
 //! and arkworks on all CPU cores. GPU results are checked against arkworks first.
 
@@ -7,25 +7,22 @@ use std::time::Instant;
 use ark_ec::{AdditiveGroup, CurveGroup};
 use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use rayon::prelude::*;
-use zkgpu_curves::{
-    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve, decode_projective,
-    encode_affine_packed, encode_projective,
-};
+use zkgpu_curves::{GpuCurve, decode_projective, encode_affine_packed, encode_projective};
 use zkgpu_kernels::curve::{CurveVm, VmJob};
 use zkgpu_kernels::field::FieldKernels;
 use zkgpu_runtime::{Checks, GpuContext};
 
-use crate::ChecksArg;
-use crate::msm_cmd::CurveArg;
+use crate::{ChecksArg, parse_group};
+use zkgpu_curves::Group;
 
-/// Arguments of `zkgpu bench curve`.
+/// Arguments of `arith curve`.
 #[derive(Args, Debug)]
 pub struct CurveArgs {
     /// Groups to run (repeatable); all five by default.
-    #[arg(long, value_enum)]
-    curve: Vec<CurveArg>,
+    #[arg(long, value_parser = parse_group)]
+    curve: Vec<Group>,
     /// log2 of the number of invocations [default: 16 on a GPU, 8 on a software adapter].
     #[arg(long)]
     log_n: Option<u32>,
@@ -218,7 +215,7 @@ fn bench_curve<C: GpuCurve>(
     Ok(rows)
 }
 
-/// `zkgpu bench curve`.
+/// `arith curve`.
 pub fn run(args: &CurveArgs) -> Result<(), Box<dyn std::error::Error>> {
     let ctx = GpuContext::from_env_blocking()?;
     let software = ctx.info().device_type == zkgpu_runtime::wgpu::DeviceType::Cpu;
@@ -236,7 +233,7 @@ pub fn run(args: &CurveArgs) -> Result<(), Box<dyn std::error::Error>> {
         ChecksArg::Both => vec![Checks::Default, Checks::TrustedLoops],
     };
     let curves = if args.curve.is_empty() {
-        CurveArg::value_variants().to_vec()
+        Group::ALL.to_vec()
     } else {
         args.curve.clone()
     };
@@ -250,23 +247,9 @@ pub fn run(args: &CurveArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut rows = Vec::new();
     for &wg in &args.workgroup_size {
         for &c in &curves {
-            let r = match c {
-                CurveArg::Bls12_381G1 => {
-                    bench_curve::<Bls12_381G1>(&ctx, wg, n, steps, args.runs, &checks)
-                }
-                CurveArg::Bls12_381G2 => {
-                    bench_curve::<Bls12_381G2>(&ctx, wg, n, steps, args.runs, &checks)
-                }
-                CurveArg::Bls12_377G1 => {
-                    bench_curve::<Bls12_377G1>(&ctx, wg, n, steps, args.runs, &checks)
-                }
-                CurveArg::Bls12_377G2 => {
-                    bench_curve::<Bls12_377G2>(&ctx, wg, n, steps, args.runs, &checks)
-                }
-                CurveArg::EdOnBls12_377 => {
-                    bench_curve::<EdOnBls12_377>(&ctx, wg, n, steps, args.runs, &checks)
-                }
-            }?;
+            let r = zkgpu_curves::with_group!(c, C => {
+                bench_curve::<C>(&ctx, wg, n, steps, args.runs, &checks)
+            })?;
             rows.extend(r);
         }
     }

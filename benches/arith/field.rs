@@ -1,4 +1,4 @@
-//! `zkgpu bench field`: Montgomery multiplication throughput of every field on the GPU,
+//! `arith field`: Montgomery multiplication throughput of every field on the GPU,
 //! checked against arkworks and compared with arkworks on all CPU cores, in the same run.
 
 use std::time::Instant;
@@ -35,7 +35,7 @@ enum FieldArg {
     Bls12_377Fq2,
 }
 
-/// Arguments of `zkgpu bench field`.
+/// Arguments of `arith field`.
 #[derive(Args, Debug)]
 pub struct FieldArgs {
     /// Fields to run (repeatable); all six by default.
@@ -173,7 +173,7 @@ fn bench_one<F: Field + LimbEncode + UniformRand>(
     Ok(rows)
 }
 
-/// `zkgpu bench field`.
+/// `arith field`.
 pub fn run(args: &FieldArgs) -> Result<(), Box<dyn std::error::Error>> {
     let ctx = GpuContext::from_env_blocking()?;
     let software = ctx.info().device_type == zkgpu_runtime::wgpu::DeviceType::Cpu;
