@@ -9,35 +9,17 @@
 
 #![allow(clippy::unwrap_used)]
 
-use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
+use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::UniformRand;
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rayon::prelude::*;
 use zkgpu_benches::env_list;
 use zkgpu_curves::GpuCurve;
 use zkgpu_msm::GpuMsm;
 use zkgpu_msm::{MsmOutput, MsmRequest};
 use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::GpuContext;
-
-/// `n` distinct bases: runs of `P, P + G, P + 2G, ...` from random starts, normalized.
-fn bases<C: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<C::Affine> {
-    let run = 1 << 12;
-    let starts: Vec<C::Projective> = (0..n.div_ceil(run))
-        .map(|_| C::Projective::rand(rng))
-        .collect();
-    let g = C::Projective::generator();
-    let pts: Vec<C::Projective> = starts
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(k, s)| {
-            let len = run.min(n - k * run);
-            std::iter::successors(Some(*s), move |p| Some(*p + g)).take(len)
-        })
-        .collect();
-    C::Projective::normalize_batch(&pts)
-}
+use zkgpu_testing::distinct_bases;
 
 fn group<C: GpuCurve>(c: &mut Criterion, ctx: &GpuContext, name: &str, sizes: &[u32])
 where
@@ -49,7 +31,7 @@ where
     for &log_n in sizes {
         let n = 1usize << log_n;
         let mut rng = StdRng::seed_from_u64(u64::from(log_n));
-        let bases = bases::<C>(n, &mut rng);
+        let bases = distinct_bases::<C>(n, &mut rng);
         let prepared = msm.prepare(&bases).unwrap();
         for dist in ["uniform", "skewed"] {
             // skewed: 80% of the scalars 0 or 1 (a circuit's boolean witnesses).

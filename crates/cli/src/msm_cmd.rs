@@ -4,12 +4,12 @@
 use std::time::Instant;
 use zkgpu_msm::{MsmOutput, MsmRequest};
 use zkgpu_runtime::BlockOn;
+use zkgpu_testing::distinct_bases;
 
-use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
+use ark_ec::VariableBaseMSM;
 use ark_ff::{PrimeField, UniformRand};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
-use rayon::prelude::*;
 use zkgpu_curves::{GpuCurve, Group};
 use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmTimings};
 use zkgpu_runtime::GpuContext;
@@ -84,25 +84,6 @@ pub struct MsmArgs {
     clock_warmup_ms: u64,
 }
 
-/// Distinct bases cheaply: chunks of consecutive multiples of the generator from random
-/// starting points, normalized in one batch.
-fn bases<C: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<C::Affine> {
-    let chunk = 1 << 12;
-    let starts: Vec<C::Projective> = (0..n.div_ceil(chunk))
-        .map(|_| C::Projective::rand(rng))
-        .collect();
-    let g = C::Projective::generator();
-    let pts: Vec<C::Projective> = starts
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(k, s)| {
-            let len = chunk.min(n - k * chunk);
-            std::iter::successors(Some(*s), move |p| Some(*p + g)).take(len)
-        })
-        .collect();
-    C::Projective::normalize_batch(&pts)
-}
-
 /// The MSM configuration the flags ask for.
 fn config_of(args: &MsmArgs) -> MsmConfig {
     MsmConfig {
@@ -171,7 +152,7 @@ where
     let mut rng = StdRng::seed_from_u64(42);
     eprintln!("generating {n} bases and scalars ...");
     let t = Instant::now();
-    let bases = bases::<C>(n, &mut rng);
+    let bases = distinct_bases::<C>(n, &mut rng);
     let field_bits = C::Scalar::MODULUS_BIT_SIZE;
     let bits = args.scalar_bits.unwrap_or(field_bits);
     if !(1..=field_bits).contains(&bits) {
@@ -325,7 +306,7 @@ where
     let mut rng = StdRng::seed_from_u64(43);
     let mut sets = vec![first];
     for _ in 1..k {
-        sets.push(bases::<C>(n, &mut rng));
+        sets.push(distinct_bases::<C>(n, &mut rng));
     }
     let msm = GpuMsm::<C>::new(ctx)?;
     let refs: Vec<&[C::Affine]> = sets.iter().map(|s| s.as_slice()).collect();

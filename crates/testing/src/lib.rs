@@ -1,12 +1,18 @@
-//! Test support shared by zkgpu's GPU tests (a dev-dependency only): contexts made from the
-//! environment (`ZKGPU_ADAPTER`, `ZKGPU_BACKEND`, `ZKGPU_LIMITS`; lavapipe in CI), once per
-//! test binary where tests may share one. A test with no adapter fails with the runtime's
-//! hint on how to get one; it never skips.
+//! Support shared by zkgpu's GPU tests, benchmarks and CLI (never by the libraries): contexts
+//! made from the environment (`ZKGPU_ADAPTER`, `ZKGPU_BACKEND`, `ZKGPU_LIMITS`; lavapipe in
+//! CI), once per test binary where tests may share one, and inputs that are cheap to make at
+//! large sizes. A test with no adapter fails with the runtime's hint on how to get one; it
+//! never skips.
 
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::sync::OnceLock;
 
+use ark_ec::{CurveGroup, PrimeGroup};
+use ark_std::UniformRand;
+use ark_std::rand::Rng;
+use rayon::prelude::*;
+use zkgpu_curves::GpuCurve;
 use zkgpu_runtime::GpuContext;
 
 /// A new context from the environment; panics with the runtime's error (and its hint) when
@@ -31,4 +37,24 @@ pub fn shared_context() -> &'static GpuContext {
 pub fn shared_contexts() -> &'static [GpuContext; 2] {
     static CTX: OnceLock<[GpuContext; 2]> = OnceLock::new();
     CTX.get_or_init(|| [new_context(), new_context()])
+}
+
+/// `n` distinct points of `C`, cheaply: runs of 4,096 consecutive multiples of the generator
+/// from random starting points, normalized in one batch (uniform random points would cost a
+/// scalar multiplication each, minutes at 2^24).
+pub fn distinct_bases<C: GpuCurve>(n: usize, rng: &mut impl Rng) -> Vec<C::Affine> {
+    let run = 1 << 12;
+    let starts: Vec<C::Projective> = (0..n.div_ceil(run))
+        .map(|_| C::Projective::rand(rng))
+        .collect();
+    let g = C::Projective::generator();
+    let points: Vec<C::Projective> = starts
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(k, s)| {
+            let len = run.min(n - k * run);
+            std::iter::successors(Some(*s), move |p| Some(*p + g)).take(len)
+        })
+        .collect();
+    C::Projective::normalize_batch(&points)
 }
