@@ -20,7 +20,7 @@ type G1 = <Bls12_381G1 as GpuCurve>::Projective;
 type Fr = ark_bls12_381::Fr;
 
 /// One computation, done on the GPU and with arkworks on the CPU.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Row {
     /// What was computed.
     pub what: String,
@@ -53,47 +53,28 @@ impl Report {
         !self.rows.is_empty() && self.rows.iter().all(|r| r.ok)
     }
 
-    /// The report as JSON (what the page receives).
+    /// The report as JSON (what the page receives): the adapter, the backend, whether every
+    /// row agreed, and the rows.
     pub fn to_json(&self) -> String {
-        let rows: Vec<String> = self
-            .rows
-            .iter()
-            .map(|r| {
-                format!(
-                    r#"{{"what":{},"n":{},"first_ms":{:.3},"gpu_ms":{:.3},"cpu_ms":{:.3},"ok":{}}}"#,
-                    json_string(&r.what),
-                    r.n,
-                    r.first_ms,
-                    r.gpu_ms,
-                    r.cpu_ms,
-                    r.ok
-                )
-            })
-            .collect();
-        format!(
-            r#"{{"adapter":{},"backend":{},"ok":{},"rows":[{}]}}"#,
-            json_string(&self.adapter),
-            json_string(&self.backend),
-            self.ok(),
-            rows.join(",")
-        )
-    }
-}
-
-/// `s` as a JSON string literal.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+        #[derive(serde::Serialize)]
+        struct Wire<'a> {
+            adapter: &'a str,
+            backend: &'a str,
+            ok: bool,
+            rows: &'a [Row],
         }
+        let wire = Wire {
+            adapter: &self.adapter,
+            backend: &self.backend,
+            ok: self.ok(),
+            rows: &self.rows,
+        };
+        // Strings, integers, finite floats and booleans only: serializing cannot fail; a
+        // non-finite time (never measured) becomes null.
+        serde_json::to_string(&wire).unwrap_or_else(|e| {
+            format!(r#"{{"error":{}}}"#, serde_json::Value::from(e.to_string()))
+        })
     }
-    out.push('"');
-    out
 }
 
 fn ms(t: Instant) -> f64 {

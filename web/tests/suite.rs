@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use zkgpu_runtime::GpuContext;
-use zkgpu_web::run_suite;
+use zkgpu_web::{Report, Row, run_suite};
 
 #[test]
 fn page_suite_agrees_with_arkworks() {
@@ -20,4 +20,35 @@ fn page_suite_agrees_with_arkworks() {
     assert_eq!(json.matches(r#""ok":true}"#).count(), 4, "{json}");
     // Sizes beyond the page's are refused, not attempted.
     assert!(pollster::block_on(run_suite(&ctx, 30, 10)).is_err());
+}
+
+#[test]
+fn report_json_escapes_and_round_trips() {
+    let report = Report {
+        adapter: "a \"quoted\" \\ name\n".into(),
+        backend: "Vulkan".into(),
+        rows: vec![Row {
+            what: "MSM".into(),
+            n: 3,
+            first_ms: 1.5,
+            gpu_ms: 0.25,
+            cpu_ms: f64::NAN,
+            ok: true,
+        }],
+    };
+    let v: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(v["adapter"], "a \"quoted\" \\ name\n");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["rows"][0]["n"], 3);
+    assert_eq!(v["rows"][0]["gpu_ms"], 0.25);
+    assert!(v["rows"][0]["cpu_ms"].is_null());
+    // No rows: not ok.
+    let empty = Report {
+        rows: vec![],
+        ..report
+    };
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&empty.to_json()).unwrap()["ok"],
+        false
+    );
 }
