@@ -98,7 +98,7 @@ fn config_of(args: &MsmArgs) -> MsmConfig {
 
 /// The bases as `--folds` asks (with `--window-bits` as the folding's width).
 fn prepare_folded<C: GpuCurve>(
-    msm: &GpuMsm<'_, C>,
+    msm: &GpuMsm<C>,
     sets: &[&[C::Affine]],
     args: &MsmArgs,
 ) -> Result<zkgpu_msm::PreparedBases<C>, zkgpu_msm::MsmError> {

@@ -86,7 +86,7 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
     } else {
         args.max_twist_log.clone()
     };
-    let engines: Vec<(String, GpuNtt<'_, F>)> = bits
+    let engines: Vec<(String, GpuNtt<F>)> = bits
         .iter()
         .flat_map(|&b| twists.iter().map(move |&t| (b, t)))
         .map(|(b, t)| {

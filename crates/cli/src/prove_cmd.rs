@@ -356,7 +356,7 @@ fn early_work<E: GpuPairing<ScalarField: Absorb>>(
 /// arkworks key, with the pipelines built meanwhile on another thread; None when there is no
 /// such file or it is refused (said on stderr).
 fn fast_start<E: GpuPairing>(
-    prover: &GpuProver<'_, E>,
+    prover: &GpuProver<E>,
     dir: Option<&Path>,
     files: Option<&KeyFiles>,
     report: &mut Report,
@@ -388,7 +388,7 @@ fn fast_start<E: GpuPairing>(
 /// The arkworks key (from its file, else the setup), then its prepared form (from the cache
 /// when it is there, else prepared and cached), pipelines built meanwhile.
 fn slow_start<E: GpuPairing<ScalarField: Absorb>>(
-    prover: &GpuProver<'_, E>,
+    prover: &GpuProver<E>,
     shape: &AnyCircuit<E::ScalarField>,
     dir: Option<&Path>,
     files: Option<&KeyFiles>,
@@ -457,7 +457,7 @@ fn slow_start<E: GpuPairing<ScalarField: Absorb>>(
 /// `f()` on this thread while another builds every pipeline of the prover; the pipelines'
 /// wall time.
 fn with_pipelines<E: GpuPairing, T>(
-    prover: &GpuProver<'_, E>,
+    prover: &GpuProver<E>,
     f: impl FnOnce() -> T,
 ) -> (T, Result<f64, BoxError>) {
     std::thread::scope(|s| {
@@ -527,7 +527,7 @@ fn describe<F: ark_ff::PrimeField + Absorb, E: GpuPairing<ScalarField = F>>(
 /// (or the first `--cpu-proofs` of them) one after the other with the same generator.
 fn stream<E: GpuPairing<ScalarField: Absorb>>(
     args: &ProveArgs,
-    prover: &GpuProver<'_, E>,
+    prover: &GpuProver<E>,
     prepared: &PreparedProvingKey<E>,
     pk: Option<&ProvingKey<E>>,
     shape: &AnyCircuit<E::ScalarField>,

@@ -20,7 +20,7 @@ use crate::matrices::ConstraintRows;
 use crate::prover::GpuProver;
 use crate::qap::{WitnessMapTimings, witness_map_rows_timed};
 
-impl<E: GpuPairing> GpuProver<'_, E> {
+impl<E: GpuPairing> GpuProver<E> {
     /// The witness map and the five MSMs (two host threads sharing the GPU queue, so one
     /// thread's host work overlaps the other's GPU work), then the proof's few group
     /// operations on the CPU.

@@ -130,7 +130,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-impl<E: GpuPairing> GpuProver<'_, E> {
+impl<E: GpuPairing> GpuProver<E> {
     /// The file [`GpuProver::prepare_cached`] keeps `pk`'s prepared form in under `dir`: its
     /// name holds the pairing, the key's hash, and what shapes the stored layout on this
     /// device (folding, the binding limit).
@@ -229,7 +229,7 @@ impl<E: GpuPairing> GpuProver<'_, E> {
         prepared: &PreparedProvingKey<E>,
         path: &Path,
     ) -> Result<(), ProveError> {
-        prepared.check_context(self.ctx)?;
+        prepared.check_context(&self.ctx)?;
         let io = |source| CacheError::Io {
             path: path.to_owned(),
             source,
@@ -340,7 +340,7 @@ impl<E: GpuPairing> GpuProver<'_, E> {
 /// Reads each part of `bases` back from the GPU and writes it at `at` (then the next
 /// multiple of [`ALIGN`]), appending its block digests; returns where the next part goes.
 fn write_parts<C: GpuCurve>(
-    msm: &GpuMsm<'_, C>,
+    msm: &GpuMsm<C>,
     bases: &PreparedBases<C>,
     file: &File,
     mut at: u64,
@@ -381,7 +381,7 @@ struct PartReader<'a> {
 impl PartReader<'_> {
     fn restore<C: GpuCurve>(
         &mut self,
-        msm: &GpuMsm<'_, C>,
+        msm: &GpuMsm<C>,
         layout: &BasesLayout,
     ) -> Result<PreparedBases<C>, ProveError> {
         let blocks: Vec<usize> = (0..layout.parts.len())

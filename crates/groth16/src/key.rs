@@ -166,7 +166,7 @@ fn check_key<E: Pairing>(pk: &ProvingKey<E>) -> Result<(usize, usize), ProveErro
 
 /// The fold levels for base sets of `msm` (1 when folding is off): the most that keep them
 /// in one storage binding ([`GpuMsm::folds_in_one_part`]).
-fn fold_for<C: GpuCurve>(on: bool, msm: &GpuMsm<'_, C>, sets: &[&[C::Affine]]) -> Fold {
+fn fold_for<C: GpuCurve>(on: bool, msm: &GpuMsm<C>, sets: &[&[C::Affine]]) -> Fold {
     let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
     Fold {
         folds: if on {
@@ -178,7 +178,7 @@ fn fold_for<C: GpuCurve>(on: bool, msm: &GpuMsm<'_, C>, sets: &[&[C::Affine]]) -
     }
 }
 
-impl<E: GpuPairing> GpuProver<'_, E> {
+impl<E: GpuPairing> GpuProver<E> {
     /// Checks `pk` and uploads its five base vectors (with window multiples unless
     /// [`GpuProver::with_folding`] turned them off). The circuit's matrices are learned from
     /// the first proof (or use [`GpuProver::prepare_for`]).

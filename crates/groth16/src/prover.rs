@@ -105,11 +105,11 @@ pub(crate) struct Unchecked<E: GpuPairing> {
 /// The GPU Groth16 prover of pairing `E` on one GPU context: the NTT engine and the MSM
 /// engines of G1 and G2, pipelines built once.
 #[derive(Debug)]
-pub struct GpuProver<'c, E: GpuPairing> {
-    pub(crate) ctx: &'c GpuContext,
-    pub(crate) ntt: GpuNtt<'c, E::ScalarField>,
-    pub(crate) g1: GpuMsm<'c, E::GpuG1>,
-    pub(crate) g2: GpuMsm<'c, E::GpuG2>,
+pub struct GpuProver<E: GpuPairing> {
+    pub(crate) ctx: GpuContext,
+    pub(crate) ntt: GpuNtt<E::ScalarField>,
+    pub(crate) g1: GpuMsm<E::GpuG1>,
+    pub(crate) g2: GpuMsm<E::GpuG2>,
     verify: bool,
     pub(crate) overlap: bool,
     warm_clock: bool,
@@ -122,9 +122,9 @@ pub struct GpuProver<'c, E: GpuPairing> {
     pub(crate) products_pool: Option<rayon::ThreadPool>,
 }
 
-impl<'c, E: GpuPairing> GpuProver<'c, E> {
+impl<E: GpuPairing> GpuProver<E> {
     /// The prover on `ctx`.
-    pub fn new(ctx: &'c GpuContext) -> Result<Self, ProveError> {
+    pub fn new(ctx: &GpuContext) -> Result<Self, ProveError> {
         let products_pool = rayon::ThreadPoolBuilder::new()
             .num_threads(rayon::current_num_threads())
             .thread_name(|i| format!("zkgpu-witness-map-{i}"))
@@ -134,7 +134,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         // cores synthesize ahead of the GPU.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok(Self {
-            ctx,
+            ctx: ctx.clone(),
             ntt: GpuNtt::new(ctx),
             g1: GpuMsm::new(ctx)?,
             g2: GpuMsm::new(ctx)?,
@@ -240,7 +240,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
     where
         C: ConstraintSynthesizer<E::ScalarField>,
     {
-        pk.check_context(self.ctx)?;
+        pk.check_context(&self.ctx)?;
         let t = Instant::now();
         let stop = AtomicBool::new(false);
         let syn = std::thread::scope(|scope| {
@@ -300,7 +300,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         r: E::ScalarField,
         s: E::ScalarField,
     ) -> Result<Unchecked<E>, ProveError> {
-        pk.check_context(self.ctx)?;
+        pk.check_context(&self.ctx)?;
         // A device lost or failed earlier is said as such, before any work is recorded.
         self.ctx.check_device()?;
         let t = Instant::now();

@@ -1,8 +1,14 @@
 //! `R1CSToQAP` with the NTTs and the quotient on the GPU.
+//!
+//! `R1CSToQAP`'s functions take no receiver and are generic over every `PrimeField`, so a
+//! reduction given to ark-groth16 as a type parameter can only reach a GPU through process
+//! state and can only tell its field by `TypeId`. That state is one slot here: a context
+//! handle (the caller's, through [`GpuReduction::use_context`], or one made from the
+//! environment on first use) with an NTT engine per supported field.
 
 use std::any::{Any, TypeId};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 static GPU_RUNS: AtomicUsize = AtomicUsize::new(0);
 
@@ -20,25 +26,69 @@ use zkgpu_runtime::GpuContext;
 
 use crate::matrices::{ArkRows, ConstraintRows};
 
-/// The process-wide GPU context of the reduction: the adapter `ZKGPU_ADAPTER` /
-/// `ZKGPU_BACKEND` select (see `zkgpu_runtime::ContextOptions::from_env`), created on first
-/// use. `Err` holds why there is none.
-pub fn gpu_context() -> Result<&'static GpuContext, &'static str> {
-    static CTX: OnceLock<Result<GpuContext, String>> = OnceLock::new();
-    CTX.get_or_init(|| GpuContext::from_env_blocking().map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(String::as_str)
+/// The reduction's engines, all on one context.
+#[derive(Debug)]
+struct Engines {
+    ctx: GpuContext,
+    bls12_381: GpuNtt<ark_bls12_381::Fr>,
+    bls12_377: GpuNtt<ark_bls12_377::Fr>,
 }
 
-fn engine<F: NttField>() -> Option<&'static GpuNtt<'static, F>> {
-    static BLS12_381: OnceLock<Option<GpuNtt<'static, ark_bls12_381::Fr>>> = OnceLock::new();
-    static BLS12_377: OnceLock<Option<GpuNtt<'static, ark_bls12_377::Fr>>> = OnceLock::new();
-    let any: &dyn Any = if TypeId::of::<F>() == TypeId::of::<ark_bls12_381::Fr>() {
-        BLS12_381.get_or_init(|| gpu_context().ok().map(GpuNtt::new))
-    } else {
-        BLS12_377.get_or_init(|| gpu_context().ok().map(GpuNtt::new))
-    };
-    any.downcast_ref::<Option<GpuNtt<'static, F>>>()?.as_ref()
+impl Engines {
+    fn on(ctx: &GpuContext) -> Arc<Self> {
+        Arc::new(Self {
+            ctx: ctx.clone(),
+            bls12_381: GpuNtt::new(ctx),
+            bls12_377: GpuNtt::new(ctx),
+        })
+    }
+}
+
+/// The slot: empty until first use; `Err` holds why no context could be made.
+static ENGINES: Mutex<Option<Result<Arc<Engines>, String>>> = Mutex::new(None);
+
+fn engines() -> Result<Arc<Engines>, String> {
+    let mut slot = ENGINES.lock().unwrap_or_else(PoisonError::into_inner);
+    slot.get_or_insert_with(|| {
+        GpuContext::from_env_blocking()
+            .map(|ctx| Engines::on(&ctx))
+            .map_err(|e| e.to_string())
+    })
+    .clone()
+}
+
+/// The GPU context [`GpuReduction`] runs on: the one given to [`GpuReduction::use_context`],
+/// else the adapter `ZKGPU_ADAPTER` / `ZKGPU_BACKEND` select (see
+/// `zkgpu_runtime::ContextOptions::from_env`), created on first use. `Err` holds why there
+/// is none.
+pub fn gpu_context() -> Result<GpuContext, String> {
+    engines().map(|e| e.ctx.clone())
+}
+
+/// A field [`GpuReduction`] runs on the GPU, with its engine in the slot.
+trait ReductionField: NttField {
+    fn engine(engines: &Engines) -> &GpuNtt<Self>;
+}
+
+impl ReductionField for ark_bls12_381::Fr {
+    fn engine(engines: &Engines) -> &GpuNtt<Self> {
+        &engines.bls12_381
+    }
+}
+
+impl ReductionField for ark_bls12_377::Fr {
+    fn engine(engines: &Engines) -> &GpuNtt<Self> {
+        &engines.bls12_377
+    }
+}
+
+/// `xs` as a slice of `G` when `F` is `G`, without copying.
+#[allow(unsafe_code)]
+fn same_type<F: 'static, G: 'static>(xs: &[F]) -> Option<&[G]> {
+    (TypeId::of::<F>() == TypeId::of::<G>()).then(|| {
+        // SAFETY: equal `TypeId`s: `F` and `G` are one type, so this is `xs` itself.
+        unsafe { std::slice::from_raw_parts(xs.as_ptr().cast::<G>(), xs.len()) }
+    })
 }
 
 /// The libsnark reduction of ark-groth16 with the witness map on the GPU.
@@ -49,6 +99,15 @@ fn engine<F: NttField>() -> Option<&'static GpuNtt<'static, F>> {
 /// produced and always the same.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GpuReduction;
+
+impl GpuReduction {
+    /// Runs this process's reductions on `ctx` from now on (a clone of the handle is kept),
+    /// instead of a context of their own made from the environment: one device and one set
+    /// of pipelines for the reduction and the caller's other engines.
+    pub fn use_context(ctx: &GpuContext) {
+        *ENGINES.lock().unwrap_or_else(PoisonError::into_inner) = Some(Ok(Engines::on(ctx)));
+    }
+}
 
 impl R1CSToQAP for GpuReduction {
     #[allow(clippy::type_complexity)]
@@ -100,29 +159,24 @@ impl R1CSToQAP for GpuReduction {
 /// (`SynthesisError::Unsatisfiable`), where ark-groth16's reduction would go on to a proof
 /// that does not verify.
 #[cfg(not(target_arch = "wasm32"))]
-fn dispatch<F: PrimeField, G: NttField>(
+fn dispatch<F: PrimeField, G: ReductionField>(
     matrices: &[Matrix<F>],
     num_inputs: usize,
     num_constraints: usize,
     full_assignment: &[F],
 ) -> Option<Result<Vec<F>, SynthesisError>> {
-    let matrices: Vec<&Matrix<G>> = matrices
-        .iter()
-        .map(|m| (m as &dyn Any).downcast_ref::<Matrix<G>>())
-        .collect::<Option<_>>()?;
-    let Some(ntt) = engine::<G>() else {
-        tracing::warn!(
-            "no GPU context ({}): the witness map runs on the CPU",
-            gpu_context().err().unwrap_or("unknown")
-        );
-        return None;
+    let matrices: &[Matrix<G>] = same_type(matrices)?;
+    let assignment: &[G] = same_type(full_assignment)?;
+    let engines = match engines() {
+        Ok(e) => e,
+        Err(why) => {
+            tracing::warn!("no GPU context ({why}): the witness map runs on the CPU");
+            return None;
+        }
     };
-    // A slice cannot be downcast as a whole: copy the assignment element by element.
-    let assignment: Vec<G> = full_assignment
-        .iter()
-        .map(|x| (x as &dyn Any).downcast_ref::<G>().copied())
-        .collect::<Option<_>>()?;
-    let run = witness_map_gpu(ntt, &matrices, num_inputs, num_constraints, &assignment);
+    let ntt = G::engine(&engines);
+    let matrices: Vec<&Matrix<G>> = matrices.iter().collect();
+    let run = witness_map_gpu(ntt, &matrices, num_inputs, num_constraints, assignment);
     match pollster::block_on(run) {
         Ok(h) => {
             GPU_RUNS.fetch_add(1, Ordering::Relaxed);
@@ -142,7 +196,7 @@ fn dispatch<F: PrimeField, G: NttField>(
 
 /// In the browser there is no blocking wait: the reduction runs on the CPU there.
 #[cfg(target_arch = "wasm32")]
-fn dispatch<F: PrimeField, G: NttField>(
+fn dispatch<F: PrimeField, G: ReductionField>(
     _matrices: &[Matrix<F>],
     _num_inputs: usize,
     _num_constraints: usize,
@@ -178,7 +232,7 @@ pub enum WitnessMapError {
 /// [`WitnessMapError::Unsatisfied`] with the first failing index instead of a quotient that
 /// is not one.
 pub async fn witness_map_gpu<F: NttField>(
-    ntt: &GpuNtt<'_, F>,
+    ntt: &GpuNtt<F>,
     matrices: &[&Matrix<F>],
     num_inputs: usize,
     num_constraints: usize,
@@ -211,7 +265,7 @@ pub struct WitnessMapTimings {
 
 /// [`witness_map_gpu`], also reporting where the time went.
 pub async fn witness_map_gpu_timed<F: NttField>(
-    ntt: &GpuNtt<'_, F>,
+    ntt: &GpuNtt<F>,
     matrices: &[&Matrix<F>],
     num_inputs: usize,
     num_constraints: usize,
@@ -238,7 +292,7 @@ pub async fn witness_map_gpu_timed<F: NttField>(
 /// or arkworks' own), reporting where the time went. `full_assignment` must hold the rows'
 /// variables, the instance first (`num_inputs` of them, the constant one included).
 pub async fn witness_map_rows_timed<F: NttField>(
-    ntt: &GpuNtt<'_, F>,
+    ntt: &GpuNtt<F>,
     rows: &impl ConstraintRows<F>,
     num_inputs: usize,
     full_assignment: &[F],

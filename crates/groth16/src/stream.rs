@@ -35,11 +35,11 @@ type Done<F> = (usize, Synthesis<F>);
 /// `r` and `s` are drawn from the stream's generator in order, so a seeded generator gives
 /// the proofs ark-groth16 gives for the same circuits one after the other. Dropping the
 /// stream stops the workers after their current synthesis.
-pub struct ProofStream<'p, 'c, E, C, I, R>
+pub struct ProofStream<'p, E, C, I, R>
 where
     E: GpuPairing,
 {
-    prover: &'p GpuProver<'c, E>,
+    prover: &'p GpuProver<E>,
     pk: &'p PreparedProvingKey<E>,
     input: I,
     rng: R,
@@ -58,7 +58,7 @@ where
     last: Option<ProofTimings>,
 }
 
-impl<E: GpuPairing, C, I, R> std::fmt::Debug for ProofStream<'_, '_, E, C, I, R> {
+impl<E: GpuPairing, C, I, R> std::fmt::Debug for ProofStream<'_, E, C, I, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProofStream")
             .field("sent", &self.sent)
@@ -68,7 +68,7 @@ impl<E: GpuPairing, C, I, R> std::fmt::Debug for ProofStream<'_, '_, E, C, I, R>
     }
 }
 
-impl<'c, E: GpuPairing> GpuProver<'c, E> {
+impl<E: GpuPairing> GpuProver<E> {
     /// Proves every circuit of `circuits` against `pk`, in order, with `r` and `s` drawn
     /// from `rng` as [`GpuProver::prove`] draws them: see [`ProofStream`].
     pub fn prove_stream<'p, C, I, R>(
@@ -76,7 +76,7 @@ impl<'c, E: GpuPairing> GpuProver<'c, E> {
         pk: &'p PreparedProvingKey<E>,
         circuits: I,
         rng: R,
-    ) -> ProofStream<'p, 'c, E, C, I::IntoIter, R>
+    ) -> ProofStream<'p, E, C, I::IntoIter, R>
     where
         C: ConstraintSynthesizer<E::ScalarField> + Send + 'static,
         I: IntoIterator<Item = C>,
@@ -148,7 +148,7 @@ where
     }
 }
 
-impl<E, C, I, R> ProofStream<'_, '_, E, C, I, R>
+impl<E, C, I, R> ProofStream<'_, E, C, I, R>
 where
     E: GpuPairing,
     C: ConstraintSynthesizer<E::ScalarField> + Send + 'static,
@@ -222,7 +222,7 @@ where
     }
 }
 
-impl<E, C, I, R> Iterator for ProofStream<'_, '_, E, C, I, R>
+impl<E, C, I, R> Iterator for ProofStream<'_, E, C, I, R>
 where
     E: GpuPairing,
     C: ConstraintSynthesizer<E::ScalarField> + Send + 'static,
@@ -279,7 +279,7 @@ where
     }
 }
 
-impl<E: GpuPairing, C, I, R> Drop for ProofStream<'_, '_, E, C, I, R> {
+impl<E: GpuPairing, C, I, R> Drop for ProofStream<'_, E, C, I, R> {
     fn drop(&mut self) {
         // Closing the job channel ends each worker after its current synthesis. Its result
         // never blocks: the result channel holds as many as can be in flight.

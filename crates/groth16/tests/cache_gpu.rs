@@ -39,7 +39,7 @@ fn setup<E: GpuPairing>(circuit: &Chain<E::ScalarField>, rng: &mut StdRng) -> Pr
 
 /// The proof of `circuit` with `prepared` equals ark-groth16's for the same `r` and `s`.
 fn proves<E: GpuPairing>(
-    prover: &GpuProver<'_, E>,
+    prover: &GpuProver<E>,
     prepared: &zkgpu_groth16::PreparedProvingKey<E>,
     pk: &ProvingKey<E>,
     circuit: &Chain<E::ScalarField>,

@@ -117,3 +117,27 @@ fn unsatisfied_is_an_error() {
     let got = GpuReduction::witness_map::<F, GeneralEvaluationDomain<F>>(cs);
     assert!(matches!(got, Err(SynthesisError::Unsatisfiable)), "{got:?}");
 }
+
+/// A context handed to `GpuReduction::use_context` is the one the reduction runs on (no
+/// second device), and arkworks' prover still gets the same quotient through it.
+#[test]
+fn reduction_runs_on_the_given_context() {
+    type F = ark_bls12_381::Fr;
+    let ctx = zkgpu_testing::new_context();
+    GpuReduction::use_context(&ctx);
+    assert_eq!(zkgpu_groth16::gpu_context().unwrap().id(), ctx.id());
+    let syn = synthesize(Chain::new(F::from(7u64), 50, vec![F::from(2u64)])).unwrap();
+    let (matrices, assignment) = (&syn.matrices, &syn.full_assignment);
+    let (ni, nc) = (syn.num_inputs, syn.num_constraints);
+    let want = LibsnarkReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
+        matrices, ni, nc, assignment,
+    )
+    .unwrap();
+    let runs = zkgpu_groth16::gpu_witness_maps();
+    let got = GpuReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
+        matrices, ni, nc, assignment,
+    )
+    .unwrap();
+    assert!(got == want);
+    assert!(zkgpu_groth16::gpu_witness_maps() > runs);
+}

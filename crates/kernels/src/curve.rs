@@ -50,10 +50,10 @@ pub struct VmBench {
 
 /// The formula programs of group `C`, uploaded, with their interpreter pipeline.
 #[derive(Debug)]
-pub struct CurveVm<'c, C: GpuCurve> {
-    ctx: &'c GpuContext,
+pub struct CurveVm<C: GpuCurve> {
+    ctx: GpuContext,
     workgroup_size: u32,
-    program: &'c Program<C::Base>,
+    program: Program<C::Base>,
     module: Composed,
     code: wgpu::Buffer,
     consts: u32,
@@ -62,21 +62,21 @@ pub struct CurveVm<'c, C: GpuCurve> {
 
 const DEFAULT_WORKGROUP_SIZE: u32 = 64;
 
-impl<'c, C: GpuCurve> CurveVm<'c, C> {
+impl<C: GpuCurve> CurveVm<C> {
     /// Uploads `C`'s program.
-    pub fn new(ctx: &'c GpuContext) -> Result<Self> {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
         Self::with_workgroup_size(ctx, DEFAULT_WORKGROUP_SIZE)
     }
 
     /// Uploads `C`'s program; dispatches use workgroups of `workgroup_size` invocations.
-    pub fn with_workgroup_size(ctx: &'c GpuContext, workgroup_size: u32) -> Result<Self> {
+    pub fn with_workgroup_size(ctx: &GpuContext, workgroup_size: u32) -> Result<Self> {
         Self::with_program(ctx, C::program(), workgroup_size)
     }
 
     /// Uploads another program over `C`'s base field (for measuring the interpreter itself).
     pub fn with_program(
-        ctx: &'c GpuContext,
-        program: &'c Program<C::Base>,
+        ctx: &GpuContext,
+        program: &Program<C::Base>,
         workgroup_size: u32,
     ) -> Result<Self> {
         if workgroup_size == 0 || workgroup_size > ctx.limits().max_compute_workgroup_size_x {
@@ -87,9 +87,9 @@ impl<'c, C: GpuCurve> CurveVm<'c, C> {
         let prog = program;
         let (words, consts) = zkgpu_curves::program_words::<C>(prog);
         Ok(Self {
-            ctx,
+            ctx: ctx.clone(),
             workgroup_size,
-            program,
+            program: program.clone(),
             module: curve_vm(C::SHADER),
             code: ctx.storage_buffer(&format!("{} vm code", C::ID), &words)?,
             consts,

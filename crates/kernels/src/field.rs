@@ -85,8 +85,8 @@ pub struct ChainBench {
 
 /// The elementwise kernels of one field.
 #[derive(Debug)]
-pub struct FieldKernels<'c> {
-    ctx: &'c GpuContext,
+pub struct FieldKernels {
+    ctx: GpuContext,
     field: FieldModule,
     module: Composed,
 }
@@ -96,11 +96,11 @@ const WORKGROUP_SIZE: u32 = 64;
 /// The field kernels' pipeline overrides: their `WORKGROUP_SIZE`.
 const OVERRIDES: &[(&str, f64)] = &[("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
 
-impl<'c> FieldKernels<'c> {
+impl FieldKernels {
     /// The kernels of `field` on `ctx`.
-    pub fn new(ctx: &'c GpuContext, field: FieldModule) -> Self {
+    pub fn new(ctx: &GpuContext, field: FieldModule) -> Self {
         Self {
-            ctx,
+            ctx: ctx.clone(),
             field,
             module: field_ops(field),
         }

@@ -43,7 +43,7 @@ fn operands<F: Field + UniformRand>(edges: &[F], seed: u64) -> (Vec<F>, Vec<F>) 
     (a, b)
 }
 
-fn gpu<F: LimbEncode>(k: &FieldKernels<'_>, op: FieldOp, a: &[F], b: &[F]) -> Vec<u32> {
+fn gpu<F: LimbEncode>(k: &FieldKernels, op: FieldOp, a: &[F], b: &[F]) -> Vec<u32> {
     let out = k
         .run(op, &encode_slice(a), &encode_slice(b), Checks::Default)
         .block_on()

@@ -101,7 +101,7 @@ impl<C: GpuCurve> PreparedBases<C> {
     }
 }
 
-impl<'c, C: GpuCurve> GpuMsm<'c, C> {
+impl<C: GpuCurve> GpuMsm<C> {
     /// Uploads `bases` in GPU form, in parts of at most [`GpuMsm::part_len`] points.
     pub fn prepare(&self, bases: &[C::Affine]) -> Result<PreparedBases<C>> {
         self.prepare_sets(&[bases])
@@ -144,7 +144,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             return self.upload_sets(sets, None);
         };
         let prepared = self.upload_sets(sets, Some(layout))?;
-        let ctx = self.ctx;
+        let ctx = &self.ctx;
         let pipeline = ctx
             .pipeline(
                 &self.accumulate_module,

@@ -18,8 +18,8 @@ use crate::{MsmConfig, MsmError, Result};
 /// The MSM engine of group `C` on one GPU context: pipelines and the formula program are
 /// built once and reused by every call.
 #[derive(Debug)]
-pub struct GpuMsm<'c, C: GpuCurve> {
-    pub(crate) ctx: &'c GpuContext,
+pub struct GpuMsm<C: GpuCurve> {
+    pub(crate) ctx: GpuContext,
     pub(crate) code: wgpu::Buffer,
     pub(crate) consts: u32,
     pub(crate) entries: [u32; 4],
@@ -40,9 +40,9 @@ pub struct GpuMsm<'c, C: GpuCurve> {
     pub(crate) _curve: std::marker::PhantomData<C>,
 }
 
-impl<'c, C: GpuCurve> GpuMsm<'c, C> {
+impl<C: GpuCurve> GpuMsm<C> {
     /// The engine for `C` on `ctx`.
-    pub fn new(ctx: &'c GpuContext) -> Result<Self> {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
         let prog = C::program();
         let (words, consts) = zkgpu_curves::program_words::<C>(prog);
         let entry = |name: &str| {
@@ -50,7 +50,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 .map_err(|e| MsmError::Config(e.to_string()))
         };
         Ok(Self {
-            ctx,
+            ctx: ctx.clone(),
             code: ctx.storage_buffer(&format!("{} msm program", C::ID), &words)?,
             consts,
             entries: [
@@ -194,7 +194,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
             && shape.scalar_bits >= C::Scalar::MODULUS_BIT_SIZE
             && !host_scalars_forced();
         let t_scalars = web_time::Instant::now();
-        let too_wide = write_scalars(self.ctx, &s.scalars, scalars, convert, shape.scalar_bits);
+        let too_wide = write_scalars(&self.ctx, &s.scalars, scalars, convert, shape.scalar_bits);
         let scalar_time = t_scalars.elapsed().as_secs_f64();
         timings.host_scalars += scalar_time;
         timings.scalars_on_gpu = convert;
@@ -206,7 +206,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
                 limit: shape.scalar_bits,
             });
         }
-        let binds = BindGroups::new(self.ctx, &p, &s, &self.code, bases, convert);
+        let binds = BindGroups::new(&self.ctx, &p, &s, &self.code, bases, convert);
         let max = self.ctx.limits().max_compute_workgroups_per_dimension;
         let passes = binds.passes(&p, &shape, max);
         timings.upload += t.elapsed().as_secs_f64() - scalar_time;
@@ -242,7 +242,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         stamps: bool,
         timings: &mut MsmTimings,
     ) -> Result<Vec<u32>> {
-        let ctx = self.ctx;
+        let ctx = &self.ctx;
         let timer = stamps
             .then(|| ctx.pass_timer("msm stages", passes.len() as u32))
             .flatten();

@@ -25,7 +25,7 @@ pub(crate) struct Pipelines {
     pub(crate) convert: Option<std::sync::Arc<Pipeline>>,
 }
 
-impl<'c, C: GpuCurve> GpuMsm<'c, C> {
+impl<C: GpuCurve> GpuMsm<C> {
     /// Builds this group's MSM pipelines now (they are otherwise built by the first MSM).
     /// Calls from two threads that both miss the context's cache would each build them.
     pub async fn build_pipelines(&self) -> Result<()> {
@@ -34,7 +34,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
 
     /// The MSM pipelines, built on first use and cached by the context.
     pub(crate) async fn pipelines(&self) -> Result<Pipelines> {
-        let ctx = self.ctx;
+        let ctx = &self.ctx;
         let b = &self.buckets_module;
         let a = &self.accumulate_module;
         // The VM's loops end (forward jumps only, HALT); the accumulation kernels' loops count

@@ -59,7 +59,7 @@ pub(crate) struct TreeLevel {
     pub(crate) groups: u32,
 }
 
-impl<'c, C: GpuCurve> GpuMsm<'c, C> {
+impl<C: GpuCurve> GpuMsm<C> {
     /// Working buffers for `shape`: a pooled set of that shape, else new ones.
     pub(crate) fn take_scratch(&self, shape: Shape) -> Result<Scratch> {
         let taken = {
@@ -94,7 +94,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
 
     /// Allocates the working buffers and writes the parameters of one MSM shape.
     pub(crate) fn scratch_for(&self, shape: Shape) -> Result<Scratch> {
-        let ctx = self.ctx;
+        let ctx = &self.ctx;
         let Shape {
             n,
             digit_windows,
@@ -283,7 +283,7 @@ impl<'c, C: GpuCurve> GpuMsm<'c, C> {
         shape: &Shape,
         accumulate: AccumulateParams,
     ) -> Result<(Vec<TreeLevel>, Vec<u32>)> {
-        let ctx = self.ctx;
+        let ctx = &self.ctx;
         let (windows, group) = (shape.windows, shape.tree_group);
         let max = ctx.limits().max_compute_workgroups_per_dimension;
         let layout = RowLayout::new(shape.segments, windows);

@@ -89,7 +89,7 @@ impl<C: GpuCurve> PreparedBases<C> {
     }
 }
 
-impl<C: GpuCurve> GpuMsm<'_, C> {
+impl<C: GpuCurve> GpuMsm<C> {
     /// Copies part `k` of `bases` into `out` (exactly [`BasesLayout::part_bytes`] long).
     pub async fn read_bases_part(
         &self,

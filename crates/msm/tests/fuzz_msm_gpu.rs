@@ -23,8 +23,8 @@ use zkgpu_runtime::GpuError;
 
 /// Three engines, each with its context's index: 0 and 1 on the first context, 2 on the
 /// second.
-fn engines() -> &'static [(usize, GpuMsm<'static, Bls12_381G1>)] {
-    static ENGINES: OnceLock<Vec<(usize, GpuMsm<'static, Bls12_381G1>)>> = OnceLock::new();
+fn engines() -> &'static [(usize, GpuMsm<Bls12_381G1>)] {
+    static ENGINES: OnceLock<Vec<(usize, GpuMsm<Bls12_381G1>)>> = OnceLock::new();
     ENGINES.get_or_init(|| {
         let ctx = contexts();
         vec![

@@ -101,7 +101,7 @@ impl<F> DeviceVec<F> {
     }
 }
 
-impl<'c, F: NttField> GpuNtt<'c, F> {
+impl<F: NttField> GpuNtt<F> {
     /// Uploads `vectors` (all of one length) as one batch.
     pub fn upload_batch(&self, vectors: &[&[F]]) -> Result<DeviceVec<F>> {
         let len = vectors.first().map_or(0, |v| v.len());

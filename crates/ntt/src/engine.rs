@@ -57,8 +57,8 @@ pub enum Elementwise<F> {
 /// The NTT engine of field `F` on one GPU context. Pipelines are built on first use and
 /// cached by the context; twiddle tables are built once per domain and cached here.
 #[derive(Debug)]
-pub struct GpuNtt<'c, F: NttField> {
-    pub(crate) ctx: &'c GpuContext,
+pub struct GpuNtt<F: NttField> {
+    pub(crate) ctx: GpuContext,
     pub(crate) pass_module: Composed,
     pub(crate) ew_module: Composed,
     pub(crate) plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
@@ -73,9 +73,9 @@ pub struct GpuNtt<'c, F: NttField> {
     pub(crate) _field: std::marker::PhantomData<F>,
 }
 
-impl<'c, F: NttField> GpuNtt<'c, F> {
+impl<F: NttField> GpuNtt<F> {
     /// The engine on `ctx`.
-    pub fn new(ctx: &'c GpuContext) -> Self {
+    pub fn new(ctx: &GpuContext) -> Self {
         let placeholder = || {
             ctx.device().create_buffer(&wgpu::BufferDescriptor {
                 label: Some("ntt page placeholder"),
@@ -85,7 +85,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
             })
         };
         Self {
-            ctx,
+            ctx: ctx.clone(),
             pass_module: zkgpu_shaders::ntt(F::MODULE),
             ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE),
             plans: Mutex::new(HashMap::new()),
@@ -132,8 +132,8 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
     }
 
     /// The context.
-    pub fn context(&self) -> &'c GpuContext {
-        self.ctx
+    pub fn context(&self) -> &GpuContext {
+        &self.ctx
     }
 
     /// Compiles the pipelines now (otherwise the first transform does); returns the seconds
@@ -186,7 +186,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
         // single-threaded), so neither is the Arc there; natively it is both.
         #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
         let plan = Arc::new(Plan::new(
-            self.ctx,
+            &self.ctx,
             domain,
             dir,
             self.max_pass_bits,
@@ -399,7 +399,7 @@ impl<'c, F: NttField> GpuNtt<'c, F> {
             .await?;
         timer.resolve(enc.raw());
         let wall = self.submit(enc)?;
-        let gpu = timer.seconds(self.ctx).await?[0];
+        let gpu = timer.seconds(&self.ctx).await?[0];
         Ok(if gpu > 0.0 { gpu } else { wall })
     }
 

@@ -20,8 +20,8 @@ use zkgpu_runtime::GpuError;
 
 /// Three engines, each with its context's index: 0 and 1 on the first context, 2 on the
 /// second.
-fn engines() -> &'static [(usize, GpuNtt<'static, Fr>)] {
-    static ENGINES: OnceLock<Vec<(usize, GpuNtt<'static, Fr>)>> = OnceLock::new();
+fn engines() -> &'static [(usize, GpuNtt<Fr>)] {
+    static ENGINES: OnceLock<Vec<(usize, GpuNtt<Fr>)>> = OnceLock::new();
     ENGINES.get_or_init(|| {
         let ctx = contexts();
         vec![

@@ -240,7 +240,7 @@ fn data_paged_across_bindings() {
     assert!(matches!(ntt.zeroed(1 << 10, 4), Err(NttError::Shape(_))));
 }
 
-fn check_batches<F: NttField>(ntt: GpuNtt<'_, F>, seed: u64) {
+fn check_batches<F: NttField>(ntt: GpuNtt<F>, seed: u64) {
     let mut rng = rng(seed);
     let n = 1024;
     let d = Radix2EvaluationDomain::<F>::new(n).unwrap();

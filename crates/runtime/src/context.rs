@@ -145,10 +145,24 @@ impl ContextId {
     }
 }
 
-/// Adapter selection, device, queue, and the caches around them. Create one per process (or
-/// per test binary) and share it: every pipeline is compiled once per context.
+/// Adapter selection, device, queue, and the caches around them: a handle, cheap to clone,
+/// and every clone is the same context (same [`ContextId`], device, pipelines and pools).
+/// Engines keep a clone, so they borrow nothing and can live in a `static`, a struct or
+/// another thread. Create one per process (or per test binary) and clone it: every pipeline
+/// is compiled once per context.
+#[derive(Clone, Debug)]
+pub struct GpuContext(Arc<ContextState>);
+
+impl std::ops::Deref for GpuContext {
+    type Target = ContextState;
+    fn deref(&self) -> &ContextState {
+        &self.0
+    }
+}
+
+/// What a [`GpuContext`] handle shares: read through the handle's methods.
 #[derive(Debug)]
-pub struct GpuContext {
+pub struct ContextState {
     pub(crate) id: ContextId,
     pub(crate) adapter: wgpu::Adapter,
     pub(crate) device: wgpu::Device,
@@ -278,7 +292,7 @@ impl GpuContext {
             .pipeline_cache_dir
             .as_deref()
             .and_then(|dir| crate::pipeline_cache::PersistentCache::open(&device, &info, dir));
-        Ok(Self {
+        Ok(Self(Arc::new(ContextState {
             id: ContextId::next(),
             adapter,
             device,
@@ -294,7 +308,7 @@ impl GpuContext {
             upload_pool: Arc::default(),
             #[cfg(not(target_arch = "wasm32"))]
             pipeline_cache,
-        })
+        })))
     }
 
     /// Writes the pipeline cache to its directory ([`ContextOptions::pipeline_cache_dir`]):
