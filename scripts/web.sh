@@ -8,7 +8,8 @@
 #                                      software WebGPU adapter; exits non-zero unless every
 #                                      result equals arkworks'
 # Installs what is missing: the wasm32 target (rustup), wasm-bindgen-cli at the version
-# web/Cargo.toml pins (cargo install, a few minutes once), Chromium (apt, for `test`).
+# web/Cargo.toml pins (cargo install, a few minutes once), Chromium (apt, for `test`) and
+# the browser driver playwright-core (npm, for `test`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
@@ -49,6 +50,11 @@ case $cmd in
     need node "install Node.js 18 or newer"
     if [[ -z ${CHROMIUM:-} ]] && [[ ! -x /usr/lib/chromium/chromium ]] && ! command -v chromium >/dev/null; then
       bash scripts/apt-install.sh "no Chromium found (the page test drives headless Chromium)" chromium
+    fi
+    need npm "install npm (it comes with Node.js)"
+    if [[ ! -f web/node_modules/playwright-core/package.json ]]; then
+      # playwright-core, pinned by web/package-lock.json, drives the browser.
+      npm ci --prefix web --no-audit --no-fund
     fi
     exec node web/e2e.mjs "$@"
     ;;
