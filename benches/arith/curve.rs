@@ -78,17 +78,13 @@ fn muls_of<C: GpuCurve>(entry: &str, rng: &mut StdRng) -> usize {
     prog.run_cpu(entry, &mut regs).map_or(0, |s| s.muls)
 }
 
-fn bench_curve<C: GpuCurve>(
+/// The base field's multiplication rate on this device, measured first and long enough for
+/// the clocks to ramp up: the ceiling of every formula.
+fn field_rate(
     ctx: &GpuContext,
-    workgroup_size: u32,
-    n: u32,
-    steps: u32,
+    field: zkgpu_shaders::FieldModule,
     runs: usize,
-    checks: &[Checks],
-) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
-    // The base field's multiplication rate on this device, measured first and long enough for
-    // the clocks to ramp up: the ceiling of every formula.
-    let field = C::SHADER.field();
+) -> Result<f64, Box<dyn std::error::Error>> {
     let fk = FieldKernels::new(ctx, field);
     let fw = field.words() as usize;
     let software = ctx.info().device_type == zkgpu_runtime::wgpu::DeviceType::Cpu;
@@ -107,93 +103,112 @@ fn bench_curve<C: GpuCurve>(
             }
         })
         .collect();
-    let field_rate =
+    Ok(
         pollster::block_on(fk.bench_mul_chain(&fa, &fa, reps, runs.max(3), Checks::Default))?
-            .mults_per_second;
+            .mults_per_second,
+    )
+}
 
+/// The chains of the benchmark: `n` accumulators starting at a pool's points, each adding
+/// `steps` of the pool's affine points (cycled), or doubling `steps` times.
+struct Chains<C: GpuCurve> {
+    pool: Vec<C::Affine>,
+    starts: Vec<C::Projective>,
+    steps: usize,
+}
+
+impl<C: GpuCurve> Chains<C> {
+    fn madd(&self, i: usize) -> C::Projective {
+        let records = self.pool.len();
+        (0..self.steps).fold(self.starts[i], |acc, s| {
+            acc + self.pool[(i * self.steps + s) % records]
+        })
+    }
+
+    fn dbl(&self, i: usize) -> C::Projective {
+        (0..self.steps).fold(self.starts[i], |acc, _| acc.double())
+    }
+
+    /// arkworks' rates (chain steps per second) for the madd and the doubling chains, on
+    /// every core, over a slice of the work.
+    fn cpu_rates(&self, n: usize) -> (f64, f64) {
+        let chains = n.min(1 << 12);
+        let rate = |f: &(dyn Fn(usize) -> C::Projective + Sync)| {
+            let t = Instant::now();
+            let sums: Vec<C::Projective> = (0..chains).into_par_iter().map(f).collect();
+            std::hint::black_box(sums);
+            (chains * self.steps) as f64 / t.elapsed().as_secs_f64()
+        };
+        (rate(&|i| self.madd(i)), rate(&|i| self.dbl(i)))
+    }
+}
+
+/// A job's `dbl` twin: the same accumulators, no stream.
+fn dbl_of(job: VmJob<'_>) -> VmJob<'_> {
+    VmJob {
+        entry: "dbl",
+        stream_regs: 0,
+        stream_reg: 0,
+        stream: &[],
+        ..job
+    }
+}
+
+fn bench_curve<C: GpuCurve>(
+    ctx: &GpuContext,
+    workgroup_size: u32,
+    n: u32,
+    steps: u32,
+    runs: usize,
+    checks: &[Checks],
+) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let field_rate = field_rate(ctx, C::GROUP.field(), runs)?;
     let mut rng = StdRng::seed_from_u64(7);
     let vm = CurveVm::<C>::with_workgroup_size(ctx, workgroup_size)?;
     let records = 256usize;
     let pool: Vec<C::Projective> = (0..records)
         .map(|_| C::Projective::rand(&mut rng))
         .collect();
-    let pool_affine = C::Projective::normalize_batch(&pool);
-    let stream = encode_affine_packed::<C>(&pool_affine);
-    // Starting accumulators: the pool's points, cycled.
-    let starts: Vec<C::Projective> = (0..n as usize).map(|i| pool[i % records]).collect();
-    let init = encode_projective::<C>(&starts);
+    let chains = Chains::<C> {
+        pool: C::Projective::normalize_batch(&pool),
+        // Starting accumulators: the pool's points, cycled.
+        starts: (0..n as usize).map(|i| pool[i % records]).collect(),
+        steps: steps as usize,
+    };
+    let stream = encode_affine_packed::<C>(&chains.pool);
+    let init = encode_projective::<C>(&chains.starts);
     let madd_job = |init| madd_job::<C>(init, &stream, steps);
     // Correctness of a sample (the first 4 invocations) against arkworks.
-    let sample = 4usize;
-    let small = &init[..sample * C::acc_words()];
+    let small = &init[..4 * C::acc_words()];
     for &c in checks {
-        let out = decode_projective::<C>(&pollster::block_on(vm.exec(&madd_job(small), c))?)?;
-        for (i, got) in out.iter().enumerate() {
-            let want = (0..steps as usize).fold(starts[i], |acc, s| {
-                acc + pool_affine[(i * steps as usize + s) % records]
-            });
-            if *got != want {
-                return Err(format!(
-                    "{}: GPU madd chain {i} differs from arkworks ({c:?})",
-                    C::ID
-                )
-                .into());
-            }
-        }
-        let dbl_job = VmJob {
-            entry: "dbl",
-            stream_regs: 0,
-            stream_reg: 0,
-            stream: &[],
-            ..madd_job(small)
-        };
-        let out = decode_projective::<C>(&pollster::block_on(vm.exec(&dbl_job, c))?)?;
-        for (i, got) in out.iter().enumerate() {
-            let want = (0..steps).fold(starts[i], |acc, _| acc.double());
-            if *got != want {
-                return Err(format!(
-                    "{}: GPU doubling chain {i} differs from arkworks ({c:?})",
-                    C::ID
-                )
-                .into());
+        for (op, job) in [
+            ("madd", madd_job(small)),
+            ("doubling", dbl_of(madd_job(small))),
+        ] {
+            let out = decode_projective::<C>(&pollster::block_on(vm.exec(&job, c))?)?;
+            for (i, got) in out.iter().enumerate() {
+                let want = if op == "madd" {
+                    chains.madd(i)
+                } else {
+                    chains.dbl(i)
+                };
+                if *got != want {
+                    return Err(format!(
+                        "{}: GPU {op} chain {i} differs from arkworks ({c:?})",
+                        C::ID
+                    )
+                    .into());
+                }
             }
         }
     }
-
-    // arkworks: the same chains on every core, over a slice of the work.
-    let cpu_chains = (n as usize).min(1 << 12);
-    let t = Instant::now();
-    let sums: Vec<C::Projective> = (0..cpu_chains)
-        .into_par_iter()
-        .map(|i| {
-            (0..steps as usize).fold(starts[i], |acc, s| {
-                acc + pool_affine[(i * steps as usize + s) % records]
-            })
-        })
-        .collect();
-    let cpu_madd = (cpu_chains * steps as usize) as f64 / t.elapsed().as_secs_f64();
-    std::hint::black_box(sums);
-    let t = Instant::now();
-    let dbls: Vec<C::Projective> = (0..cpu_chains)
-        .into_par_iter()
-        .map(|i| (0..steps).fold(starts[i], |acc, _| acc.double()))
-        .collect();
-    let cpu_dbl = (cpu_chains * steps as usize) as f64 / t.elapsed().as_secs_f64();
-    std::hint::black_box(dbls);
-
+    let (cpu_madd, cpu_dbl) = chains.cpu_rates(n as usize);
     let madd_muls = muls_of::<C>("madd", &mut rng);
     let dbl_muls = muls_of::<C>("dbl", &mut rng);
     let mut rows = Vec::new();
     for &c in checks {
         let madd = pollster::block_on(vm.bench(&madd_job(&init), runs, c))?;
-        let dbl_job = VmJob {
-            entry: "dbl",
-            stream_regs: 0,
-            stream_reg: 0,
-            stream: &[],
-            ..madd_job(&init)
-        };
-        let dbl = pollster::block_on(vm.bench(&dbl_job, runs, c))?;
+        let dbl = pollster::block_on(vm.bench(&dbl_of(madd_job(&init)), runs, c))?;
         for (op, r, muls, cpu) in [
             ("madd", madd, madd_muls, cpu_madd),
             ("dbl", dbl, dbl_muls, cpu_dbl),

@@ -10,6 +10,9 @@
 mod compose;
 #[path = "build/contract.rs"]
 mod contract;
+#[path = "src/group.rs"]
+#[allow(dead_code)]
+mod group;
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 

@@ -11,7 +11,7 @@ use zkgpu_limbs::{
     DecodeError, LimbEncode, RawMontgomery, decode_slice, encode_into, encode_slice,
     pack_limb_slice, packed_limb_words,
 };
-use zkgpu_shaders::CurveModule;
+use zkgpu_shaders::Group;
 
 use crate::coords::{TeExtended, Xyzz};
 use crate::formulas::{twisted_edwards_a_minus_1, weierstrass_a0};
@@ -78,12 +78,12 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     type Affine: AffineRepr<ScalarField = Self::Scalar, Group = Self::Projective>;
     /// arkworks projective points.
     type Projective: CurveGroup<Affine = Self::Affine, ScalarField = Self::Scalar>;
-    /// Stable identifier, e.g. `bls12_381_g1`.
-    const ID: &'static str;
-    /// Base-field registers per coordinate (2 for G2).
-    const DEGREE: usize;
-    /// The shader module family of this group.
-    const SHADER: CurveModule;
+    /// This group's entry in the registry (its shader modules, names and degree).
+    const GROUP: Group;
+    /// Stable identifier, e.g. `bls12_381_g1` ([`Group::id`]).
+    const ID: &'static str = Self::GROUP.id();
+    /// Base-field registers per coordinate (2 for G2; [`Group::degree`]).
+    const DEGREE: usize = Self::GROUP.degree();
 
     /// Which coordinate of an affine point negation flips: 1 (`y`) on Weierstrass curves, 0
     /// (`x`) on twisted Edwards curves.
@@ -216,7 +216,7 @@ where
 }
 
 macro_rules! sw_curve {
-    ($(#[$doc:meta])* $name:ident, $id:literal, $cfg:ty, $base:ty, $degree:expr, $k:expr, $shader:expr) => {
+    ($(#[$doc:meta])* $name:ident, $cfg:ty, $base:ty, $k:expr) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $name;
@@ -226,13 +226,11 @@ macro_rules! sw_curve {
             type Scalar = <$cfg as ark_ec::CurveConfig>::ScalarField;
             type Affine = sw::Affine<$cfg>;
             type Projective = sw::Projective<$cfg>;
-            const ID: &'static str = $id;
-            const DEGREE: usize = $degree;
-            const SHADER: CurveModule = $shader;
+            const GROUP: Group = Group::$name;
 
             fn program() -> &'static Program<$base> {
                 static P: OnceLock<Program<$base>> = OnceLock::new();
-                P.get_or_init(|| weierstrass_a0($degree, $k))
+                P.get_or_init(|| weierstrass_a0(Group::$name.degree() as u8, $k))
             }
             fn affine_regs(p: &Self::Affine, out: &mut Vec<$base>) {
                 sw_affine_regs(p, out)
@@ -249,19 +247,19 @@ macro_rules! sw_curve {
 
 sw_curve!(
     /// BLS12-381 G1 (over Fq).
-    Bls12_381G1, "bls12_381_g1", ark_bls12_381::g1::Config, ark_bls12_381::Fq, 1, 0, CurveModule::Bls12_381G1
+    Bls12_381G1, ark_bls12_381::g1::Config, ark_bls12_381::Fq, 0
 );
 sw_curve!(
     /// BLS12-381 G2 (over Fq2 = Fq[u]/(u^2 + 1)).
-    Bls12_381G2, "bls12_381_g2", ark_bls12_381::g2::Config, ark_bls12_381::Fq, 2, 1, CurveModule::Bls12_381G2
+    Bls12_381G2, ark_bls12_381::g2::Config, ark_bls12_381::Fq, 1
 );
 sw_curve!(
     /// BLS12-377 G1 (over Fq).
-    Bls12_377G1, "bls12_377_g1", ark_bls12_377::g1::Config, ark_bls12_377::Fq, 1, 0, CurveModule::Bls12_377G1
+    Bls12_377G1, ark_bls12_377::g1::Config, ark_bls12_377::Fq, 0
 );
 sw_curve!(
     /// BLS12-377 G2 (over Fq2 = Fq[u]/(u^2 + 5)).
-    Bls12_377G2, "bls12_377_g2", ark_bls12_377::g2::Config, ark_bls12_377::Fq, 2, 5, CurveModule::Bls12_377G2
+    Bls12_377G2, ark_bls12_377::g2::Config, ark_bls12_377::Fq, 5
 );
 
 /// ed-on-bls12-377 (twisted Edwards, a = -1, d = 3021, over BLS12-377's Fr).
@@ -273,10 +271,8 @@ impl GpuCurve for EdOnBls12_377 {
     type Scalar = ark_ed_on_bls12_377::Fr;
     type Affine = ark_ed_on_bls12_377::EdwardsAffine;
     type Projective = ark_ed_on_bls12_377::EdwardsProjective;
-    const ID: &'static str = "ed_on_bls12_377";
-    const DEGREE: usize = 1;
+    const GROUP: Group = Group::EdOnBls12_377;
     const AFFINE_NEG_COORD: usize = 0;
-    const SHADER: CurveModule = CurveModule::EdOnBls12_377;
 
     fn program() -> &'static Program<Self::Base> {
         static P: OnceLock<Program<ark_ed_on_bls12_377::Fq>> = OnceLock::new();

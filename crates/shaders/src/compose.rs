@@ -9,6 +9,8 @@
 //! [`field_shim`] binds those names to one field with a few one-line forwarding functions
 //! (inlined by every compiler, so they add no call sites).
 
+use crate::group::Group;
+
 /// One piece of WGSL: a file of `shaders/`, or text made here.
 #[derive(Clone, Debug)]
 pub struct Part {
@@ -292,76 +294,11 @@ pub fn field_library(f: FieldModule) -> Composed {
     }
 }
 
-/// A group whose formulas run on the curve VM (`shaders/kernels/curve_vm.wgsl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CurveModule {
-    /// BLS12-381 G1.
-    Bls12_381G1,
-    /// BLS12-381 G2 (Fq2 coordinates as pairs of Fq registers).
-    Bls12_381G2,
-    /// BLS12-377 G1.
-    Bls12_377G1,
-    /// BLS12-377 G2.
-    Bls12_377G2,
-    /// ed-on-bls12-377.
-    EdOnBls12_377,
-}
-
-impl CurveModule {
-    /// Every curve module.
-    pub const ALL: [CurveModule; 5] = [
-        CurveModule::Bls12_381G1,
-        CurveModule::Bls12_381G2,
-        CurveModule::Bls12_377G1,
-        CurveModule::Bls12_377G2,
-        CurveModule::EdOnBls12_377,
-    ];
-
-    /// Stable identifier.
-    pub fn id(self) -> &'static str {
-        match self {
-            CurveModule::Bls12_381G1 => "bls12_381_g1",
-            CurveModule::Bls12_381G2 => "bls12_381_g2",
-            CurveModule::Bls12_377G1 => "bls12_377_g1",
-            CurveModule::Bls12_377G2 => "bls12_377_g2",
-            CurveModule::EdOnBls12_377 => "ed_on_bls12_377",
-        }
-    }
-
-    /// The prime field of the VM's registers.
-    pub fn field(self) -> FieldModule {
-        match self {
-            CurveModule::Bls12_381G1 | CurveModule::Bls12_381G2 => FieldModule::Bls12_381Fq,
-            CurveModule::Bls12_377G1 | CurveModule::Bls12_377G2 => FieldModule::Bls12_377Fq,
-            CurveModule::EdOnBls12_377 => FieldModule::Bls12_377Fr,
-        }
-    }
-
-    /// The group's scalar field where a module of it exists (the BLS12 groups: the field the
-    /// NTT also uses); ed-on-bls12-377's scalar field has none.
-    pub fn scalar_field(self) -> Option<FieldModule> {
-        match self {
-            CurveModule::Bls12_381G1 | CurveModule::Bls12_381G2 => Some(FieldModule::Bls12_381Fr),
-            CurveModule::Bls12_377G1 | CurveModule::Bls12_377G2 => Some(FieldModule::Bls12_377Fr),
-            CurveModule::EdOnBls12_377 => None,
-        }
-    }
-
-    /// Registers of the VM's register file: 18 coordinate slots, one register each, or two
-    /// plus four scratch registers over Fq2 (crates/curves/src/formulas.rs).
-    pub fn vm_regs(self) -> u32 {
-        match self {
-            CurveModule::Bls12_381G2 | CurveModule::Bls12_377G2 => 40,
-            _ => 18,
-        }
-    }
-}
-
 /// Entry points of the curve VM module.
 pub const CURVE_VM_ENTRY_POINTS: &[&str] = &["curve_vm_exec"];
 
 /// The curve VM (`shaders/kernels/curve_vm.wgsl`) for group `c`.
-pub fn curve_vm(c: CurveModule) -> Composed {
+pub fn curve_vm(c: Group) -> Composed {
     Composed {
         name: format!("curve_vm/{}", c.id()),
         parts: vm_parts(c, vec![fragment!("kernels/curve_vm.wgsl")]),
@@ -370,7 +307,7 @@ pub fn curve_vm(c: CurveModule) -> Composed {
 }
 
 /// The base field, its shim, `VM_REGS` and the VM core, followed by `kernel`'s parts.
-fn vm_parts(c: CurveModule, kernel: Vec<Part>) -> Vec<Part> {
+fn vm_parts(c: Group, kernel: Vec<Part>) -> Vec<Part> {
     let f = c.field();
     let mut parts = f.parts();
     parts.push(field_shim(f));
@@ -392,7 +329,7 @@ pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &[
 ];
 
 /// MSM bucket accumulation (`shaders/kernels/msm_accumulate.wgsl`) for group `c`.
-pub fn msm_accumulate(c: CurveModule) -> Composed {
+pub fn msm_accumulate(c: Group) -> Composed {
     Composed {
         name: format!("msm_accumulate/{}", c.id()),
         parts: vm_parts(c, vec![fragment!("kernels/msm_accumulate.wgsl")]),
@@ -513,10 +450,10 @@ pub const NTT_FIELDS: [FieldModule; 2] = [FieldModule::Bls12_381Fr, FieldModule:
 pub fn all() -> Vec<Composed> {
     let mut v: Vec<Composed> = FieldModule::ALL.iter().map(|&f| field_library(f)).collect();
     v.extend(FieldModule::ALL.iter().map(|&f| field_ops(f)));
-    v.extend(CurveModule::ALL.iter().map(|&c| curve_vm(c)));
+    v.extend(Group::ALL.iter().map(|&c| curve_vm(c)));
     v.push(msm_buckets());
     v.extend(NTT_FIELDS.iter().map(|&f| msm_scalars(f)));
-    v.extend(CurveModule::ALL.iter().map(|&c| msm_accumulate(c)));
+    v.extend(Group::ALL.iter().map(|&c| msm_accumulate(c)));
     v.extend(NTT_FIELDS.iter().map(|&f| ntt(f)));
     v.extend(NTT_FIELDS.iter().map(|&f| ntt_elementwise(f)));
     v

@@ -6,6 +6,7 @@
 //! pipelines.
 
 mod compose;
+mod group;
 
 /// The Rust side of the contract with the kernels, generated at build time from naga's
 /// reflection of the composed modules: one module per kernel file, with a constant per bound
@@ -17,11 +18,12 @@ pub mod contract {
 }
 
 pub use compose::{
-    CURVE_VM_ENTRY_POINTS, Composed, CurveModule, FIELD_FUNCTIONS, FIELD_OPS_ENTRY_POINTS,
-    FieldModule, MSM_ACCUMULATE_ENTRY_POINTS, MSM_BUCKETS_ENTRY_POINTS, MSM_SCALARS_ENTRY_POINTS,
+    CURVE_VM_ENTRY_POINTS, Composed, FIELD_FUNCTIONS, FIELD_OPS_ENTRY_POINTS, FieldModule,
+    MSM_ACCUMULATE_ENTRY_POINTS, MSM_BUCKETS_ENTRY_POINTS, MSM_SCALARS_ENTRY_POINTS,
     NTT_ELEMENTWISE_ENTRY_POINTS, NTT_ENTRY_POINTS, NTT_FIELDS, Part, all, curve_vm, field_library,
     field_ops, field_shim, msm_accumulate, msm_buckets, msm_scalars, ntt, ntt_elementwise,
 };
+pub use group::Group;
 
 /// The generator of [`contract`], compiled into the tests too (naga is a dev-dependency).
 #[cfg(test)]

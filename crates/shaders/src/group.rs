@@ -1,0 +1,98 @@
+//! The registry of the groups zkgpu runs on: one line per group below, from which every list
+//! of groups derives (the curve-VM modules here; in `zkgpu-curves` the command-line names, the
+//! dispatch from a runtime choice to a type, the benchmarks' lists and the test macros).
+
+use crate::compose::FieldModule;
+
+macro_rules! groups {
+    ($($(#[$doc:meta])* $g:ident: $id:literal, $name:literal, $field:ident, $scalar:expr, $degree:literal;)*) => {
+        /// A group whose formulas run on the curve VM (`shaders/kernels/curve_vm.wgsl`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Group {
+            $($(#[$doc])* $g,)*
+        }
+
+        impl Group {
+            /// Every group, in the order tables list them.
+            pub const ALL: &'static [Group] = &[$(Group::$g,)*];
+
+            /// Stable identifier (module names, cache keys): `bls12_381_g1`, ...
+            pub const fn id(self) -> &'static str {
+                match self {
+                    $(Group::$g => $id,)*
+                }
+            }
+
+            /// The name users type: `bls12-381-g1`, ..., `ed-on-bls12-377`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Group::$g => $name,)*
+                }
+            }
+
+            /// The prime field of the VM's registers.
+            pub const fn field(self) -> FieldModule {
+                match self {
+                    $(Group::$g => FieldModule::$field,)*
+                }
+            }
+
+            /// The group's scalar field where a module of it exists (the BLS12 groups: the
+            /// field the NTT also uses); ed-on-bls12-377's scalar field has none.
+            pub const fn scalar_field(self) -> Option<FieldModule> {
+                match self {
+                    $(Group::$g => $scalar,)*
+                }
+            }
+
+            /// Base-field registers per coordinate: 1, or 2 over Fq2.
+            pub const fn degree(self) -> usize {
+                match self {
+                    $(Group::$g => $degree,)*
+                }
+            }
+        }
+    };
+}
+
+groups! {
+    /// BLS12-381 G1.
+    Bls12_381G1: "bls12_381_g1", "bls12-381-g1", Bls12_381Fq, Some(FieldModule::Bls12_381Fr), 1;
+    /// BLS12-381 G2 (Fq2 coordinates as pairs of Fq registers).
+    Bls12_381G2: "bls12_381_g2", "bls12-381-g2", Bls12_381Fq, Some(FieldModule::Bls12_381Fr), 2;
+    /// BLS12-377 G1.
+    Bls12_377G1: "bls12_377_g1", "bls12-377-g1", Bls12_377Fq, Some(FieldModule::Bls12_377Fr), 1;
+    /// BLS12-377 G2 (Fq2 coordinates as pairs of Fq registers).
+    Bls12_377G2: "bls12_377_g2", "bls12-377-g2", Bls12_377Fq, Some(FieldModule::Bls12_377Fr), 2;
+    /// ed-on-bls12-377.
+    EdOnBls12_377: "ed_on_bls12_377", "ed-on-bls12-377", Bls12_377Fr, None, 1;
+}
+
+impl Group {
+    /// Registers of the VM's register file: 18 coordinate slots, one register each, or two
+    /// plus four scratch registers over Fq2 (crates/curves/src/formulas.rs).
+    pub const fn vm_regs(self) -> u32 {
+        match self.degree() {
+            2 => 40,
+            _ => 18,
+        }
+    }
+
+    /// The group named `name` ([`Group::name`]), or an error listing the names.
+    pub fn from_name(name: &str) -> Result<Group, String> {
+        Group::ALL
+            .iter()
+            .copied()
+            .find(|g| g.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Group::ALL.iter().map(|g| g.name()).collect();
+                format!("unknown group {name:?}; one of {}", names.join(", "))
+            })
+    }
+}
+
+impl std::fmt::Display for Group {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
