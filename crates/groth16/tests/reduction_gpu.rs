@@ -32,24 +32,29 @@ fn witness_maps_agree<F: PrimeField>(seed: u64) {
         );
         let syn = synthesize(circuit).unwrap();
         assert!(syn.cs.is_satisfied().unwrap());
-        let (matrices, assignment) = (&syn.matrices, &syn.full_assignment);
-        let (ni, nc) = (syn.num_inputs, syn.num_constraints);
-        let want = LibsnarkReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
-            matrices, ni, nc, assignment,
-        )
-        .unwrap();
-        let runs = zkgpu_groth16::gpu_witness_maps();
-        let got = GpuReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
-            matrices, ni, nc, assignment,
-        )
-        .unwrap();
-        assert!(got == want, "{steps} steps, {extra} extra inputs");
-        assert!(
-            zkgpu_groth16::gpu_witness_maps() > runs,
-            "the witness map did not run on the GPU: {:?}",
-            zkgpu_groth16::gpu_context().err()
-        );
+        gpu_witness_map_is_arkworks(&syn, &format!("{steps} steps, {extra} extra inputs"));
     }
+}
+
+/// `GpuReduction`'s witness map of `syn` equals `LibsnarkReduction`'s, and ran on the GPU.
+fn gpu_witness_map_is_arkworks<F: PrimeField>(syn: &zkgpu_groth16::Synthesized<F>, what: &str) {
+    let (matrices, assignment) = (&syn.matrices, &syn.full_assignment);
+    let (ni, nc) = (syn.num_inputs, syn.num_constraints);
+    let want = LibsnarkReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
+        matrices, ni, nc, assignment,
+    )
+    .unwrap();
+    let runs = zkgpu_groth16::gpu_witness_maps();
+    let got = GpuReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
+        matrices, ni, nc, assignment,
+    )
+    .unwrap();
+    assert!(got == want, "{what}");
+    assert!(
+        zkgpu_groth16::gpu_witness_maps() > runs,
+        "the witness map did not run on the GPU: {:?}",
+        zkgpu_groth16::gpu_context().err()
+    );
 }
 
 #[test]
@@ -127,17 +132,5 @@ fn reduction_runs_on_the_given_context() {
     GpuReduction::use_context(&ctx);
     assert_eq!(zkgpu_groth16::gpu_context().unwrap().id(), ctx.id());
     let syn = synthesize(Chain::new(F::from(7u64), 50, vec![F::from(2u64)])).unwrap();
-    let (matrices, assignment) = (&syn.matrices, &syn.full_assignment);
-    let (ni, nc) = (syn.num_inputs, syn.num_constraints);
-    let want = LibsnarkReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
-        matrices, ni, nc, assignment,
-    )
-    .unwrap();
-    let runs = zkgpu_groth16::gpu_witness_maps();
-    let got = GpuReduction::witness_map_from_matrices::<F, GeneralEvaluationDomain<F>>(
-        matrices, ni, nc, assignment,
-    )
-    .unwrap();
-    assert!(got == want);
-    assert!(zkgpu_groth16::gpu_witness_maps() > runs);
+    gpu_witness_map_is_arkworks(&syn, "on the given context");
 }

@@ -204,18 +204,6 @@ fn num_bigint_of<F: PrimeField>(x: &F) -> num_bigint::BigUint {
     num_bigint::BigUint::from_bytes_le(&ark_ff::BigInteger::to_bytes_le(&x.into_bigint()))
 }
 
-fn prime_edges<F: PrimeField>() -> Vec<F> {
-    vec![
-        F::zero(),
-        F::one(),
-        -F::one(),
-        F::from(2u64),
-        -F::from(2u64),
-        F::from(8191u64),
-        F::from(8192u64),
-    ]
-}
-
 macro_rules! prime_field_tests {
     ($name:ident, $ty:ty, $module:expr, $known:expr) => {
         mod $name {
@@ -223,7 +211,11 @@ macro_rules! prime_field_tests {
 
             #[test]
             fn ops_match_arkworks() {
-                check_against_ark::<$ty>($module, &prime_edges::<$ty>(), stringify!($name));
+                check_against_ark::<$ty>(
+                    $module,
+                    &zkgpu_testing::field_edges::<$ty>(),
+                    stringify!($name),
+                );
             }
 
             #[test]
@@ -274,7 +266,7 @@ macro_rules! fq2_tests {
             use super::*;
 
             fn edges() -> Vec<$ty> {
-                let b = prime_edges::<$base>();
+                let b = zkgpu_testing::field_edges::<$base>();
                 vec![
                     <$ty>::new(b[0], b[0]),
                     <$ty>::new(b[1], b[0]),

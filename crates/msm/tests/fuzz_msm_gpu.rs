@@ -25,14 +25,7 @@ use zkgpu_runtime::GpuError;
 /// second.
 fn engines() -> &'static [(usize, GpuMsm<Bls12_381G1>)] {
     static ENGINES: OnceLock<Vec<(usize, GpuMsm<Bls12_381G1>)>> = OnceLock::new();
-    ENGINES.get_or_init(|| {
-        let ctx = contexts();
-        vec![
-            (0, GpuMsm::new(&ctx[0]).unwrap()),
-            (0, GpuMsm::new(&ctx[0]).unwrap()),
-            (1, GpuMsm::new(&ctx[1]).unwrap()),
-        ]
-    })
+    ENGINES.get_or_init(|| zkgpu_testing::engines_on_two_contexts(|c| GpuMsm::new(c).unwrap()))
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -22,14 +22,7 @@ use zkgpu_runtime::GpuError;
 /// second.
 fn engines() -> &'static [(usize, GpuNtt<Fr>)] {
     static ENGINES: OnceLock<Vec<(usize, GpuNtt<Fr>)>> = OnceLock::new();
-    ENGINES.get_or_init(|| {
-        let ctx = contexts();
-        vec![
-            (0, GpuNtt::new(&ctx[0])),
-            (0, GpuNtt::new(&ctx[0])),
-            (1, GpuNtt::new(&ctx[1])),
-        ]
-    })
+    ENGINES.get_or_init(|| zkgpu_testing::engines_on_two_contexts(GpuNtt::new))
 }
 
 #[derive(Clone, Copy, Debug)]

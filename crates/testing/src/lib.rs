@@ -1,7 +1,8 @@
 //! Support shared by zkgpu's GPU tests, benchmarks and CLI (never by the libraries): contexts
 //! made from the environment (`ZKGPU_ADAPTER`, `ZKGPU_BACKEND`, `ZKGPU_LIMITS`; lavapipe in
-//! CI), once per test binary where tests may share one, and inputs that are cheap to make at
-//! large sizes. A test with no adapter fails with the runtime's hint on how to get one; it
+//! CI), once per test binary where tests may share one, engines spread over two contexts,
+//! the field's edge values, and inputs that are cheap to make at large
+//! sizes. A test with no adapter fails with the runtime's hint on how to get one; it
 //! never skips.
 
 #![cfg(not(target_arch = "wasm32"))]
@@ -9,6 +10,7 @@
 use std::sync::OnceLock;
 
 use ark_ec::{CurveGroup, PrimeGroup};
+use ark_ff::PrimeField;
 use ark_std::UniformRand;
 use ark_std::rand::Rng;
 use rayon::prelude::*;
@@ -37,6 +39,29 @@ pub fn shared_context() -> &'static GpuContext {
 pub fn shared_contexts() -> &'static [GpuContext; 2] {
     static CTX: OnceLock<[GpuContext; 2]> = OnceLock::new();
     CTX.get_or_init(|| [new_context(), new_context()])
+}
+
+/// Three engines made by `make`, each with its context's index in [`shared_contexts`]: 0 and
+/// 1 on the first context, 2 on the second (for tests of what an engine does with objects of
+/// another engine, of its own context or of another).
+pub fn engines_on_two_contexts<E>(make: impl Fn(&GpuContext) -> E) -> Vec<(usize, E)> {
+    let ctx = shared_contexts();
+    vec![(0, make(&ctx[0])), (0, make(&ctx[0])), (1, make(&ctx[1]))]
+}
+
+/// A prime field's edge values: zero, one, `p - 1`, two, `p - 2`, and the values around one
+/// 13-bit limb (`2^13 - 1`, `2^13`, `2^13 + 1`).
+pub fn field_edges<F: PrimeField>() -> Vec<F> {
+    vec![
+        F::zero(),
+        F::one(),
+        -F::one(),
+        F::from(2u64),
+        -F::from(2u64),
+        F::from(8191u64),
+        F::from(8192u64),
+        F::from(8193u64),
+    ]
 }
 
 /// `n` distinct points of `C`, cheaply: runs of 4,096 consecutive multiples of the generator
