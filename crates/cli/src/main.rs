@@ -8,6 +8,7 @@ mod ntt_cmd;
 mod prove_cmd;
 mod prove_keys;
 mod prove_report;
+mod prove_start;
 
 use std::process::ExitCode;
 

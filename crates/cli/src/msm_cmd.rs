@@ -14,6 +14,8 @@ use zkgpu_curves::{GpuCurve, Group};
 use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmTimings};
 use zkgpu_runtime::GpuContext;
 
+type BoxError = Box<dyn std::error::Error>;
+
 /// A group by its name (`zkgpu_curves::Group::name`), for clap.
 pub fn parse_group(name: &str) -> Result<Group, String> {
     Group::from_name(name)
@@ -141,18 +143,12 @@ fn print_stages(title: &str, tm: &MsmTimings) {
     }
 }
 
-fn run_one<C: GpuCurve>(
-    ctx: &GpuContext,
+/// `n` scalars of `--scalar-bits` bits (uniform below `2^bits`), in `--distribution`.
+fn scalars_of<C: GpuCurve>(
     args: &MsmArgs,
-) -> Result<bool, Box<dyn std::error::Error>>
-where
-    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
-{
-    let n = 1usize << args.log_n;
-    let mut rng = StdRng::seed_from_u64(42);
-    eprintln!("generating {n} bases and scalars ...");
-    let t = Instant::now();
-    let bases = distinct_bases::<C>(n, &mut rng);
+    n: usize,
+    rng: &mut StdRng,
+) -> Result<Vec<C::Scalar>, BoxError> {
     let field_bits = C::Scalar::MODULUS_BIT_SIZE;
     let bits = args.scalar_bits.unwrap_or(field_bits);
     if !(1..=field_bits).contains(&bits) {
@@ -176,19 +172,104 @@ where
             C::Scalar::from_bigint(limbs).unwrap_or_default()
         }
     };
-    let scalars: Vec<C::Scalar> = (0..n)
+    Ok((0..n)
         .map(|_| match args.distribution {
-            Distribution::Uniform => uniform(&mut rng),
+            Distribution::Uniform => uniform(rng),
             Distribution::Skewed => {
                 if rng.gen_bool(0.8) {
                     C::Scalar::from(rng.gen_range(0..2u64))
                 } else {
-                    uniform(&mut rng)
+                    uniform(rng)
                 }
             }
         })
-        .collect();
+        .collect())
+}
 
+/// The MSM's result from a warm-up (which builds the pipelines), then `--clock-warmup-ms` of
+/// MSMs, then `--runs` pairs of runs: one end to end without timestamp queries (what users
+/// call), one with the stage profile. The result, and the median run's wall time and
+/// profile.
+fn timed_runs<C: GpuCurve>(
+    msm: &GpuMsm<C>,
+    prepared: &zkgpu_msm::PreparedBases<C>,
+    scalars: &[C::Scalar],
+    args: &MsmArgs,
+) -> Result<(C::Projective, f64, MsmTimings), BoxError> {
+    let config = config_of(args);
+    let request = || MsmRequest::new(prepared, scalars).config(config);
+    eprintln!("warm-up (builds the pipelines) ...");
+    let (gpu_result, _) = msm
+        .run(request().timed())
+        .block_on()
+        .and_then(MsmOutput::sum_timed)?;
+    let t = Instant::now();
+    while t.elapsed().as_millis() < u128::from(args.clock_warmup_ms) {
+        msm.run(request()).block_on().and_then(MsmOutput::sum)?;
+    }
+    let mut runs: Vec<(f64, MsmTimings)> = Vec::new();
+    for _ in 0..args.runs.max(1) {
+        let t = Instant::now();
+        let r = msm.run(request()).block_on().and_then(MsmOutput::sum)?;
+        let wall = t.elapsed().as_secs_f64();
+        let (r2, timings) = msm
+            .run(request().timed())
+            .block_on()
+            .and_then(MsmOutput::sum_timed)?;
+        runs.push((wall, timings));
+        if r != gpu_result || r2 != gpu_result {
+            return Err("GPU results differ between runs".into());
+        }
+    }
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (gpu_s, tm) = runs[runs.len() / 2];
+    Ok((gpu_result, gpu_s, tm))
+}
+
+/// arkworks' MSM of each base set with `scalars`, and its seconds.
+fn arkworks<C: GpuCurve>(
+    sets: &[&[C::Affine]],
+    scalars: &[C::Scalar],
+) -> Result<(Vec<C::Projective>, f64), BoxError>
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    eprintln!("arkworks on {} threads ...", rayon::current_num_threads());
+    let t = Instant::now();
+    let sums = sets
+        .iter()
+        .map(|s| <C::Projective as VariableBaseMSM>::msm(s, scalars))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("arkworks: {e}"))?;
+    Ok((sums, t.elapsed().as_secs_f64()))
+}
+
+/// One line of the table: a label and milliseconds.
+fn row_ms(label: &str, seconds: f64) {
+    println!("{label:<34} {:>12.3}", seconds * 1e3);
+}
+
+/// The closing line: whether the GPU's result is arkworks'.
+fn verdict(ok: bool) -> bool {
+    let what = if ok {
+        "matches arkworks"
+    } else {
+        "DIFFERS from arkworks"
+    };
+    println!("result {what}");
+    ok
+}
+
+fn run_one<C: GpuCurve>(ctx: &GpuContext, args: &MsmArgs) -> Result<bool, BoxError>
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let n = 1usize << args.log_n;
+    let mut rng = StdRng::seed_from_u64(42);
+    eprintln!("generating {n} bases and scalars ...");
+    let t = Instant::now();
+    let bases = distinct_bases::<C>(n, &mut rng);
+    let scalars = scalars_of::<C>(args, n, &mut rng)?;
     eprintln!("  {:.1} s", t.elapsed().as_secs_f64());
     if args.sets > 1 {
         return run_sets::<C>(ctx, args, bases, &scalars);
@@ -199,45 +280,8 @@ where
     let prepared = prepare_folded(&msm, &[&bases], args)?;
     ctx.wait()?;
     let prepare_s = t.elapsed().as_secs_f64();
-    let config = config_of(args);
-    eprintln!("warm-up (builds the pipelines) ...");
-    let (gpu_result, _) = msm
-        .run(MsmRequest::new(&prepared, &scalars).config(config).timed())
-        .block_on()
-        .and_then(MsmOutput::sum_timed)?;
-    let t = Instant::now();
-    while t.elapsed().as_millis() < u128::from(args.clock_warmup_ms) {
-        msm.run(MsmRequest::new(&prepared, &scalars).config(config))
-            .block_on()
-            .and_then(MsmOutput::sum)?;
-    }
-    // End to end without timestamp queries (what users call), then the stage profile.
-    let mut runs: Vec<(f64, MsmTimings)> = Vec::new();
-    for _ in 0..args.runs.max(1) {
-        let t = Instant::now();
-        let r = msm
-            .run(MsmRequest::new(&prepared, &scalars).config(config))
-            .block_on()
-            .and_then(MsmOutput::sum)?;
-        let wall = t.elapsed().as_secs_f64();
-        let (r2, timings) = msm
-            .run(MsmRequest::new(&prepared, &scalars).config(config).timed())
-            .block_on()
-            .and_then(MsmOutput::sum_timed)?;
-        runs.push((wall, timings));
-        if r != gpu_result || r2 != gpu_result {
-            return Err("GPU results differ between runs".into());
-        }
-    }
-    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (gpu_s, tm) = runs[runs.len() / 2];
-
-    eprintln!("arkworks on {} threads ...", rayon::current_num_threads());
-    let t = Instant::now();
-    let cpu_result = <C::Projective as VariableBaseMSM>::msm(&bases, &scalars)
-        .map_err(|e| format!("arkworks: {e}"))?;
-    let cpu_s = t.elapsed().as_secs_f64();
-    let ok = cpu_result == gpu_result;
+    let (gpu_result, gpu_s, tm) = timed_runs(&msm, &prepared, &scalars, args)?;
+    let (cpu_result, cpu_s) = arkworks::<C>(&[&bases], &scalars)?;
 
     println!("adapter: {} ({:?})", ctx.info().name, ctx.info().backend);
     println!(
@@ -256,38 +300,89 @@ where
         prepared.folds()
     );
     print_stages("stage", &tm);
-    println!(
-        "{:<34} {:>12.3}",
-        "GPU MSM, end to end (median)",
-        gpu_s * 1e3
-    );
-    println!("{:<34} {:>12.3}", "arkworks MSM (CPU)", cpu_s * 1e3);
+    row_ms("GPU MSM, end to end (median)", gpu_s);
+    row_ms("arkworks MSM (CPU)", cpu_s);
     println!("{:<34} {:>12.2}", "speed-up (CPU / GPU)", cpu_s / gpu_s);
-    println!(
-        "{:<34} {:>12.3}",
-        "(bases prepared once, ms)",
-        prepare_s * 1e3
-    );
-    let timings = ctx.pipeline_timings();
-    let mine: Vec<_> = timings
-        .iter()
-        .filter(|t| t.module.starts_with("msm"))
-        .collect();
-    for t in &mine {
-        println!(
-            "pipeline {}::{} created in {:.3} s",
-            t.module, t.entry, t.seconds
-        );
-    }
-    println!(
-        "result {}",
-        if ok {
-            "matches arkworks"
-        } else {
-            "DIFFERS from arkworks"
+    row_ms("(bases prepared once, ms)", prepare_s);
+    for t in ctx.pipeline_timings() {
+        if t.module.starts_with("msm") {
+            println!(
+                "pipeline {}::{} created in {:.3} s",
+                t.module, t.entry, t.seconds
+            );
         }
-    );
-    Ok(ok)
+    }
+    Ok(verdict(cpu_result == [gpu_result]))
+}
+
+/// What [`timed_sets`] measured: the sums, the median wall seconds of the sets as one MSM
+/// and as separate MSMs, and the one MSM's profile.
+struct SetsRun<C: GpuCurve> {
+    sums: Vec<C::Projective>,
+    together: f64,
+    separate: f64,
+    timings: MsmTimings,
+}
+
+/// The sets as one MSM and as separate MSMs, after a warm-up and `--clock-warmup-ms`: the
+/// sums, and the median run's wall time of each way with the one MSM's profile.
+fn timed_sets<C: GpuCurve>(
+    msm: &GpuMsm<C>,
+    together: &zkgpu_msm::PreparedBases<C>,
+    separate: &[zkgpu_msm::PreparedBases<C>],
+    scalars: &[C::Scalar],
+    args: &MsmArgs,
+) -> Result<SetsRun<C>, BoxError> {
+    let config = config_of(args);
+    let words = zkgpu_msm::PreparedScalars::new(scalars);
+    eprintln!("warm-up (builds the pipelines) ...");
+    let (gpu_result, _) = msm
+        .run(MsmRequest::new(together, scalars).config(config).timed())
+        .block_on()
+        .map(MsmOutput::sums_timed)?;
+    let t = Instant::now();
+    while t.elapsed().as_millis() < u128::from(args.clock_warmup_ms) {
+        msm.run(MsmRequest::new(together, words.all()).config(config))
+            .block_on()
+            .map(MsmOutput::into_sums)?;
+    }
+    let mut runs: Vec<(f64, f64, MsmTimings)> = Vec::new();
+    for _ in 0..args.runs.max(1) {
+        let t = Instant::now();
+        let r = msm
+            .run(MsmRequest::new(together, words.all()).config(config))
+            .block_on()
+            .map(MsmOutput::into_sums)?;
+        let wall = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let mut one_by_one = Vec::new();
+        for p in separate {
+            one_by_one.push(
+                msm.run(MsmRequest::new(p, words.all()).config(config))
+                    .block_on()
+                    .and_then(MsmOutput::sum)?,
+            );
+        }
+        let wall_separate = t.elapsed().as_secs_f64();
+        let (_, timings) = msm
+            .run(MsmRequest::new(together, scalars).config(config).timed())
+            .block_on()
+            .map(MsmOutput::sums_timed)?;
+        runs.push((wall, wall_separate, timings));
+        if r != gpu_result || one_by_one != gpu_result {
+            return Err("GPU results differ between runs or between the two ways".into());
+        }
+    }
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (gpu_s, _, tm) = runs[runs.len() / 2];
+    let mut sep: Vec<f64> = runs.iter().map(|r| r.1).collect();
+    sep.sort_by(f64::total_cmp);
+    Ok(SetsRun {
+        sums: gpu_result,
+        together: gpu_s,
+        separate: sep[sep.len() / 2],
+        timings: tm,
+    })
 }
 
 /// `zkgpu msm --sets K`: one MSM over K base sets sharing the scalars against K separate MSMs.
@@ -296,7 +391,7 @@ fn run_sets<C: GpuCurve>(
     args: &MsmArgs,
     first: Vec<C::Affine>,
     scalars: &[C::Scalar],
-) -> Result<bool, Box<dyn std::error::Error>>
+) -> Result<bool, BoxError>
 where
     C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
 {
@@ -318,60 +413,13 @@ where
         .collect::<Result<Vec<_>, _>>()?;
     ctx.wait()?;
     let prepare_s = t.elapsed().as_secs_f64();
-    let config = config_of(args);
-    let words = zkgpu_msm::PreparedScalars::new(scalars);
-    eprintln!("warm-up (builds the pipelines) ...");
-    let (gpu_result, _) = msm
-        .run(MsmRequest::new(&together, scalars).config(config).timed())
-        .block_on()
-        .map(MsmOutput::sums_timed)?;
-    let t = Instant::now();
-    while t.elapsed().as_millis() < u128::from(args.clock_warmup_ms) {
-        msm.run(MsmRequest::new(&together, words.all()).config(config))
-            .block_on()
-            .map(MsmOutput::into_sums)?;
-    }
-    let mut runs: Vec<(f64, f64, MsmTimings)> = Vec::new();
-    for _ in 0..args.runs.max(1) {
-        let t = Instant::now();
-        let r = msm
-            .run(MsmRequest::new(&together, words.all()).config(config))
-            .block_on()
-            .map(MsmOutput::into_sums)?;
-        let wall = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let mut one_by_one = Vec::new();
-        for p in &separate {
-            one_by_one.push(
-                msm.run(MsmRequest::new(p, words.all()).config(config))
-                    .block_on()
-                    .and_then(MsmOutput::sum)?,
-            );
-        }
-        let wall_separate = t.elapsed().as_secs_f64();
-        let (_, timings) = msm
-            .run(MsmRequest::new(&together, scalars).config(config).timed())
-            .block_on()
-            .map(MsmOutput::sums_timed)?;
-        runs.push((wall, wall_separate, timings));
-        if r != gpu_result || one_by_one != gpu_result {
-            return Err("GPU results differ between runs or between the two ways".into());
-        }
-    }
-    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (gpu_s, _, tm) = runs[runs.len() / 2];
-    let mut sep: Vec<f64> = runs.iter().map(|r| r.1).collect();
-    sep.sort_by(f64::total_cmp);
-    let sep_s = sep[sep.len() / 2];
-    eprintln!("arkworks on {} threads ...", rayon::current_num_threads());
-    let t = Instant::now();
-    let cpu: Vec<C::Projective> = sets
-        .iter()
-        .map(|s| <C::Projective as VariableBaseMSM>::msm(s, scalars))
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("arkworks: {e}"))?;
-    let cpu_s = t.elapsed().as_secs_f64();
-    let ok = cpu == gpu_result;
+    let SetsRun {
+        sums: gpu_result,
+        together: gpu_s,
+        separate: sep_s,
+        timings: tm,
+    } = timed_sets(&msm, &together, &separate, scalars, args)?;
+    let (cpu, cpu_s) = arkworks::<C>(&refs, scalars)?;
     println!("adapter: {} ({:?})", ctx.info().name, ctx.info().backend);
     println!(
         "msm {} {k} base sets x n = 2^{} ({n}), {:?} scalars, c = {}, {} reduction segments/window",
@@ -387,44 +435,20 @@ where
         together.parts()
     );
     print_stages("stage (one MSM over the sets)", &tm);
-    println!(
-        "{:<34} {:>12.3}",
-        "GPU, the sets as one MSM (median)",
-        gpu_s * 1e3
-    );
-    println!(
-        "{:<34} {:>12.3}",
-        "GPU, as separate MSMs (median)",
-        sep_s * 1e3
-    );
-    println!(
-        "{:<34} {:>12.3}",
-        "arkworks, separate MSMs (CPU)",
-        cpu_s * 1e3
-    );
+    row_ms("GPU, the sets as one MSM (median)", gpu_s);
+    row_ms("GPU, as separate MSMs (median)", sep_s);
+    row_ms("arkworks, separate MSMs (CPU)", cpu_s);
     println!(
         "{:<34} {:>12.2}",
         "speed-up (CPU / GPU sets)",
         cpu_s / gpu_s
     );
-    println!(
-        "{:<34} {:>12.3}",
-        "(bases prepared once, ms)",
-        prepare_s * 1e3
-    );
-    println!(
-        "result {}",
-        if ok {
-            "matches arkworks"
-        } else {
-            "DIFFERS from arkworks"
-        }
-    );
-    Ok(ok)
+    row_ms("(bases prepared once, ms)", prepare_s);
+    Ok(verdict(cpu == gpu_result))
 }
 
 /// `zkgpu msm`.
-pub fn run(args: &MsmArgs) -> Result<(), Box<dyn std::error::Error>> {
+pub fn run(args: &MsmArgs) -> Result<(), BoxError> {
     if args.log_n > 26 {
         return Err("--log-n must be at most 26".into());
     }

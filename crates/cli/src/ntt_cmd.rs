@@ -68,29 +68,16 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = GpuContext::from_env_blocking()?;
-    println!(
-        "device: {} ({:?}); CPU: ark-poly on {} threads",
-        ctx.info().name,
-        ctx.info().backend,
-        rayon::current_num_threads()
-    );
-    let bits = if args.max_pass_bits.is_empty() {
-        vec![zkgpu_ntt::DEFAULT_MAX_PASS_BITS]
-    } else {
-        args.max_pass_bits.clone()
-    };
-    let twists = if args.max_twist_log.is_empty() {
-        vec![zkgpu_ntt::DEFAULT_MAX_TWIST_LOG]
-    } else {
-        args.max_twist_log.clone()
-    };
-    let engines: Vec<(String, GpuNtt<F>)> = bits
-        .iter()
+/// One engine per pair of `--max-pass-bits` and `--max-twist-log` (the defaults where none is
+/// given), each with its label.
+fn engines_of<F: NttField>(ctx: &GpuContext, args: &NttArgs) -> Vec<(String, GpuNtt<F>)> {
+    let or_default = |v: &[u32], d: u32| if v.is_empty() { vec![d] } else { v.to_vec() };
+    let bits = or_default(&args.max_pass_bits, zkgpu_ntt::DEFAULT_MAX_PASS_BITS);
+    let twists = or_default(&args.max_twist_log, zkgpu_ntt::DEFAULT_MAX_TWIST_LOG);
+    bits.iter()
         .flat_map(|&b| twists.iter().map(move |&t| (b, t)))
         .map(|(b, t)| {
-            let e = GpuNtt::<F>::new(&ctx)
+            let e = GpuNtt::<F>::new(ctx)
                 .with_max_pass_bits(b)
                 .with_max_twist_log(t);
             let e = match args.max_page_log {
@@ -99,7 +86,114 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
             };
             (format!("{b}, twist table to 2^{t}"), e)
         })
-        .collect();
+        .collect()
+}
+
+/// `n` random elements, generated in parallel from `seed`.
+fn random_input<F: NttField>(n: usize, seed: u64) -> Vec<F> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let chunk = 1usize << 14;
+    let seeds: Vec<u64> = (0..n.div_ceil(chunk)).map(|_| rng.r#gen()).collect();
+    seeds
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(k, &seed)| {
+            let mut r = StdRng::seed_from_u64(seed);
+            let len = chunk.min(n - k * chunk);
+            (0..len).map(move |_| F::rand(&mut r))
+        })
+        .collect()
+}
+
+/// Medians of one engine's timed transforms (seconds).
+struct Measured {
+    kernels: f64,
+    upload: f64,
+    download: f64,
+    e2e: f64,
+    ok: bool,
+}
+
+/// A warm-up (plan and pipelines), then `--runs` timed transforms of `input`, each uploaded
+/// (into `shared` where `--reuse-buffers`), transformed and downloaded, checked against
+/// `want`.
+fn measure<F: NttField>(
+    ntt: &GpuNtt<F>,
+    shared: &mut Option<zkgpu_ntt::DeviceVec<F>>,
+    (input, want): (&[F], &[F]),
+    d: &Radix2EvaluationDomain<F>,
+    dir: Direction,
+    runs: usize,
+) -> Result<Measured, Box<dyn std::error::Error>> {
+    let (mut kernels, mut e2e, mut ups, mut downs) = (vec![], vec![], vec![], vec![]);
+    let mut ok = true;
+    for run in 0..=runs.max(1) {
+        let t = Instant::now();
+        let mut fresh;
+        let dv = match shared.as_mut() {
+            Some(dv) => {
+                ntt.write(dv, 0, input)?;
+                dv
+            }
+            None => {
+                fresh = ntt.upload(input)?;
+                &mut fresh
+            }
+        };
+        // The upload is flushed by the transform's first submit: its time is up to the
+        // transform's start (host packing into staging, buffers).
+        let up = t.elapsed().as_secs_f64();
+        let k = ntt.transform_timed(dv, d, dir).block_on()?;
+        let t_down = Instant::now();
+        let got = ntt.download(dv, 0).block_on()?;
+        let down = t_down.elapsed().as_secs_f64();
+        let total = t.elapsed().as_secs_f64();
+        ok &= got == want;
+        if run > 0 {
+            e2e.push(total);
+            kernels.push(k);
+            ups.push(up);
+            downs.push(down);
+        }
+    }
+    Ok(Measured {
+        kernels: median(kernels),
+        upload: median(ups),
+        download: median(downs),
+        e2e: median(e2e),
+        ok,
+    })
+}
+
+/// `--back-to-back` transforms on resident data, median milliseconds, or "-" (what they
+/// compute is not checked: the same kernels' results were checked by [`measure`]).
+fn back_to_back<F: NttField>(
+    ntt: &GpuNtt<F>,
+    input: &[F],
+    d: &Radix2EvaluationDomain<F>,
+    dir: Direction,
+    times: usize,
+) -> Result<String, Box<dyn std::error::Error>> {
+    if times == 0 {
+        return Ok("-".to_string());
+    }
+    let mut dv = ntt.upload(input)?;
+    let mut busy = Vec::new();
+    for _ in 0..times {
+        busy.push(ntt.transform_timed(&mut dv, d, dir).block_on()?);
+    }
+    Ok(format!("{:.3}", median(busy) * 1e3))
+}
+
+fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = GpuContext::from_env_blocking()?;
+    println!(
+        "device: {} ({:?}); CPU: ark-poly on {} threads",
+        ctx.info().name,
+        ctx.info().backend,
+        rayon::current_num_threads()
+    );
+    let engines = engines_of::<F>(&ctx, args);
     let ntt = &engines[0].1;
     println!("data pages: up to 2^{} elements each", ntt.page_log());
     let t = Instant::now();
@@ -116,22 +210,11 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
         let n = 1usize << log_n;
         let domain = Radix2EvaluationDomain::<F>::new(n)
             .ok_or_else(|| format!("no domain of size 2^{log_n} in {name}"))?;
-        let mut rng = StdRng::seed_from_u64(u64::from(log_n));
         eprintln!("generating 2^{log_n} random elements...");
-        let chunk = 1usize << 14;
-        let seeds: Vec<u64> = (0..n.div_ceil(chunk)).map(|_| rng.r#gen()).collect();
-        let input: Vec<F> = seeds
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(k, &seed)| {
-                let mut r = StdRng::seed_from_u64(seed);
-                let len = chunk.min(n - k * chunk);
-                (0..len).map(move |_| F::rand(&mut r))
-            })
-            .collect();
+        let input: Vec<F> = random_input(n, u64::from(log_n));
         let coset = domain.get_coset(F::GENERATOR).ok_or("no coset")?;
         let mut shared = if args.reuse_buffers {
-            Some(engines[0].1.zeroed(n, 1)?)
+            Some(ntt.zeroed(n, 1)?)
         } else {
             None
         };
@@ -151,66 +234,19 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
             let cpu = t.elapsed().as_secs_f64();
             for (b, ntt) in &engines {
                 eprintln!("2^{log_n} {label}: GPU, passes of at most {b}...");
-                // Warm-up (plan and pipelines), then the timed runs.
-                let mut kernels = Vec::new();
-                let mut e2e = Vec::new();
-                let (mut ups, mut downs) = (Vec::new(), Vec::new());
-                let mut ok = true;
-                for run in 0..=args.runs.max(1) {
-                    let t = Instant::now();
-                    let mut fresh;
-                    let dv = match shared.as_mut() {
-                        Some(dv) => {
-                            ntt.write(dv, 0, &input)?;
-                            dv
-                        }
-                        None => {
-                            fresh = ntt.upload(&input)?;
-                            &mut fresh
-                        }
-                    };
-                    // The upload is flushed by the transform's first submit: its time is
-                    // up to the transform's start (host packing into staging, buffers).
-                    let up = t.elapsed().as_secs_f64();
-                    let k = ntt.transform_timed(dv, &d, dir).block_on()?;
-                    let t_down = Instant::now();
-                    let got = ntt.download(dv, 0).block_on()?;
-                    let down = t_down.elapsed().as_secs_f64();
-                    let total = t.elapsed().as_secs_f64();
-                    ok &= got == want;
-                    if run > 0 {
-                        e2e.push(total);
-                        kernels.push(k);
-                        ups.push(up);
-                        downs.push(down);
-                    }
-                }
-                failed |= !ok;
-                // Back to back on resident data (what it computes is not checked: the same
-                // kernels' results were checked above).
-                let mut busy = Vec::new();
-                if args.back_to_back > 0 {
-                    let mut dv = ntt.upload(&input)?;
-                    for _ in 0..args.back_to_back {
-                        busy.push(ntt.transform_timed(&mut dv, &d, dir).block_on()?);
-                    }
-                }
-                let busy = if busy.is_empty() {
-                    "-".to_string()
-                } else {
-                    format!("{:.3}", median(busy) * 1e3)
-                };
-                let (k, e) = (median(kernels), median(e2e));
+                let m = measure(ntt, &mut shared, (&input, &want), &d, dir, args.runs)?;
+                failed |= !m.ok;
+                let busy = back_to_back(ntt, &input, &d, dir, args.back_to_back)?;
                 println!(
                     "| {name} | 2^{log_n} | {label} | {b} | {:.3} | {busy} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0}x | {:.1}x | {} |",
-                    k * 1e3,
-                    median(ups) * 1e3,
-                    median(downs) * 1e3,
-                    e * 1e3,
+                    m.kernels * 1e3,
+                    m.upload * 1e3,
+                    m.download * 1e3,
+                    m.e2e * 1e3,
                     cpu * 1e3,
-                    cpu / k,
-                    cpu / e,
-                    if ok { "ok" } else { "MISMATCH" }
+                    cpu / m.kernels,
+                    cpu / m.e2e,
+                    if m.ok { "ok" } else { "MISMATCH" }
                 );
             }
         }

@@ -11,14 +11,13 @@ use ark_ff::UniformRand;
 use ark_groth16::{Groth16, ProvingKey};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
-use zkgpu_circuits::{AnyCircuit, Family, sized};
-use zkgpu_groth16::{
-    CacheOutcome, GpuPairing, GpuProver, PreparedProvingKey, Witness, key_hash, synthesize_witness,
-};
+use zkgpu_circuits::{AnyCircuit, Family};
+use zkgpu_groth16::{GpuPairing, GpuProver, PreparedProvingKey};
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
-use crate::prove_keys::{KeyFiles, cache_dir, hex};
+use crate::prove_keys::{KeyFiles, cache_dir};
 use crate::prove_report::{Report, Step, StreamRun, secs};
+use crate::prove_start::{First, FirstCircuit, Started, describe, reference_key, start};
 
 type BoxError = Box<dyn std::error::Error>;
 
@@ -112,7 +111,7 @@ pub fn run(args: &ProveArgs, started: Instant) -> Result<(), BoxError> {
 }
 
 /// A fresh circuit of `shape`'s size, its public inputs and a seeded generator for `r`, `s`.
-fn fresh<E: GpuPairing<ScalarField: Absorb>>(
+pub(crate) fn fresh<E: GpuPairing<ScalarField: Absorb>>(
     shape: &AnyCircuit<E::ScalarField>,
     seed: u64,
 ) -> (AnyCircuit<E::ScalarField>, Vec<E::ScalarField>, StdRng) {
@@ -130,11 +129,81 @@ where
         .then(|| cache_dir(args.cache_dir.as_deref()))
         .flatten();
     let mut report = Report::new();
+    let (ctx, prover) = open_gpu::<E>(args, dir.as_deref(), &circuit_name, &mut report)?;
+    let family = match args.circuit {
+        CircuitArg::Sha256 => Family::Sha256,
+        CircuitArg::Merkle => Family::Merkle,
+    };
+    let files = dir
+        .as_deref()
+        .map(|d| KeyFiles::new(d, E::NAME, &circuit_name, args.log_constraints));
+    let Started {
+        shape,
+        prepared,
+        pk,
+        first,
+    } = start::<E>(
+        &prover,
+        (family, args.log_constraints),
+        dir.as_deref(),
+        files.as_ref(),
+        &mut report,
+    )?;
+    describe(&shape, &prepared);
+    first_proof(&prover, &prepared, &shape, first, started, &mut report)?;
+    if let Ok(Some(p)) = ctx.save_pipeline_cache() {
+        tracing::info!("pipeline cache written to {}", p.display());
+    }
+    let (c, seed, gpu_proof) = timed_proofs(args, &prover, &prepared, &shape, &mut report)?;
+    let pk = if args.no_reference {
+        None
+    } else {
+        let pk = match pk {
+            Some(pk) => pk,
+            None => reference_key::<E>(files.as_ref(), &prepared)?,
+        };
+        reference_proof(&pk, &shape, c, seed, &gpu_proof, &mut report)?;
+        Some(pk)
+    };
+    if args.stream > 0 {
+        let pvk = prepared.verifying_key();
+        report.stream(stream::<E>(
+            args,
+            &prover,
+            &prepared,
+            pk.as_ref(),
+            &shape,
+            pvk,
+        )?);
+    }
+    report.print(
+        args.sequential,
+        ctx.pipeline_timings(),
+        ctx.has_pipeline_cache(),
+    );
+    println!(
+        "check: every GPU proof verifies; GPU proof == ark-groth16 proof (same circuit, r, s): {}",
+        if args.no_reference {
+            "not run (--no-reference)"
+        } else {
+            "yes"
+        }
+    );
+    Ok(())
+}
 
+/// The GPU context (its pipeline cache in the cache directory unless the environment names
+/// one) and the prover with the flags' settings.
+fn open_gpu<E: GpuPairing>(
+    args: &ProveArgs,
+    dir: Option<&Path>,
+    circuit_name: &str,
+    report: &mut Report,
+) -> Result<(GpuContext, GpuProver<E>), BoxError> {
     let step = Step::new("opening the GPU");
     let mut opts = ContextOptions::from_env()?;
     if opts.pipeline_cache_dir.is_none() {
-        opts.pipeline_cache_dir = dir.as_ref().map(|d| d.join("pipelines"));
+        opts.pipeline_cache_dir = dir.map(|d| d.join("pipelines"));
     }
     let ctx = GpuContext::new_blocking(opts)?;
     report.cost("GPU context", step.done(""));
@@ -163,364 +232,98 @@ where
     if let Some(w) = args.stream_workers {
         prover = prover.with_stream_workers(w);
     }
+    Ok((ctx, prover))
+}
 
-    let family = match args.circuit {
-        CircuitArg::Sha256 => Family::Sha256,
-        CircuitArg::Merkle => Family::Merkle,
-    };
-    let files = dir
-        .as_deref()
-        .map(|d| KeyFiles::new(d, E::NAME, &circuit_name, args.log_constraints));
-    // The circuit is sized on another thread while a cached key loads (a user's process
-    // builds its circuit while the key loads, too).
-    // With a cached key, the circuit is sized and the first circuit's witness synthesized on
-    // another thread while the key loads, as a user's process would build its first witness
-    // while the key loads.
-    let cached = files
-        .as_ref()
-        .and_then(KeyFiles::hash)
-        .zip(dir.as_deref())
-        .is_some_and(|(h, d)| prover.cache_file(d, &h).exists());
-    let (early, fast) = std::thread::scope(|s| {
-        let early = s.spawn(|| early_work::<E>(family, args.log_constraints, cached));
-        let fast = fast_start(&prover, dir.as_deref(), files.as_ref(), &mut report);
-        (early.join(), fast)
-    });
-    let early = early.map_err(|_| "sizing the circuit panicked")??;
-    let shape = early.shape;
-    eprintln!("sizing the circuit: {}", secs(early.sizing));
-    let (prepared, mut pk) = match fast {
-        Some(prepared) => {
-            report.cost("(sizing the circuit, beside the key)", early.sizing);
-            (prepared, None)
-        }
-        None => {
-            report.cost("sizing the circuit", early.sizing);
-            let (prepared, pk) =
-                slow_start(&prover, &shape, dir.as_deref(), files.as_ref(), &mut report)?;
-            (prepared, Some(pk))
-        }
-    };
-    describe(&shape, &prepared);
-
-    // The first proof: what a user waits for after starting the process.
+/// The first proof, what a user waits for after starting the process: proved, timed from
+/// `started`, and verified.
+fn first_proof<E: GpuPairing<ScalarField: Absorb>>(
+    prover: &GpuProver<E>,
+    prepared: &PreparedProvingKey<E>,
+    shape: &AnyCircuit<E::ScalarField>,
+    first: FirstCircuit<E>,
+    started: Instant,
+    report: &mut Report,
+) -> Result<(), BoxError> {
     let step = Step::new("first proof");
-    let (public, r, s) = (early.first.1, early.first.2, early.first.3);
-    let (proof, t) = match early.first.0 {
+    let (public, r, s) = (first.1, first.2, first.3);
+    let (proof, t) = match first.0 {
         First::Witness(w, secs_w) if prepared.matrices().is_some() => {
             report.cost("(first witness, synthesized beside the key)", secs_w);
-            prover.prove_witness(&prepared, w, r, s)?
+            prover.prove_witness(prepared, w, r, s)?
         }
         First::Witness(..) => {
-            let (c, _, _) = fresh::<E>(&shape, 100);
-            prover.prove_with_randomness(&prepared, c, r, s)?
+            let (c, _, _) = fresh::<E>(shape, 100);
+            prover.prove_with_randomness(prepared, c, r, s)?
         }
-        First::Circuit(c) => prover.prove_with_randomness(&prepared, c, r, s)?,
+        First::Circuit(c) => prover.prove_with_randomness(prepared, c, r, s)?,
     };
     report.cost(
         "first proof",
         step.done(&format!("(GPU part {})", secs(t.prove))),
     );
     report.first_proof(started.elapsed().as_secs_f64());
-    let pvk = prepared.verifying_key();
-    if !Groth16::<E>::verify_proof(pvk, &proof, &public)? {
+    if !Groth16::<E>::verify_proof(prepared.verifying_key(), &proof, &public)? {
         return Err("the first GPU proof does not verify".into());
     }
-    if let Ok(Some(p)) = ctx.save_pipeline_cache() {
-        tracing::info!("pipeline cache written to {}", p.display());
-    }
+    Ok(())
+}
 
-    // Timed proofs, one at a time.
+/// `--runs` timed proofs, one at a time, each of a fresh circuit and verified; the last
+/// circuit, its seed and its proof.
+#[allow(clippy::type_complexity)]
+fn timed_proofs<E: GpuPairing<ScalarField: Absorb>>(
+    args: &ProveArgs,
+    prover: &GpuProver<E>,
+    prepared: &PreparedProvingKey<E>,
+    shape: &AnyCircuit<E::ScalarField>,
+    report: &mut Report,
+) -> Result<(AnyCircuit<E::ScalarField>, u64, ark_groth16::Proof<E>), BoxError> {
     let mut last = None;
     for run in 0..args.runs {
         let step = Step::new(format!("GPU proof {}/{}", run + 1, args.runs));
         let seed = 200 + run as u64;
-        let (c, public, mut rng) = fresh::<E>(&shape, seed);
+        let (c, public, mut rng) = fresh::<E>(shape, seed);
         let (r, s) = (
             E::ScalarField::rand(&mut rng),
             E::ScalarField::rand(&mut rng),
         );
-        let (proof, t) = prover.prove_with_randomness(&prepared, c.clone(), r, s)?;
+        let (proof, t) = prover.prove_with_randomness(prepared, c.clone(), r, s)?;
         step.done(&format!(
             "(synthesis {}, GPU part {})",
             secs(t.synthesis),
             secs(t.prove)
         ));
-        if !Groth16::<E>::verify_proof(pvk, &proof, &public)? {
+        if !Groth16::<E>::verify_proof(prepared.verifying_key(), &proof, &public)? {
             return Err(format!("GPU proof {run} does not verify").into());
         }
         report.run(t);
         last = Some((c, seed, proof));
     }
-    let Some((c, seed, gpu_proof)) = last else {
-        return Err("no GPU proof".into());
-    };
-
-    // ark-groth16's whole proof (synthesis with matrices included) of the last circuit,
-    // with the same r and s.
-    let pk = if args.no_reference {
-        None
-    } else {
-        let pk = match pk.take() {
-            Some(pk) => pk,
-            None => reference_key::<E>(files.as_ref(), &prepared)?,
-        };
-        let step = Step::new(format!(
-            "ark-groth16 proof on {} CPU threads (synthesis included)",
-            rayon::current_num_threads()
-        ));
-        let mut rng = fresh::<E>(&shape, seed).2;
-        let cpu_proof = Groth16::<E>::create_random_proof_with_reduction(c, &pk, &mut rng)?;
-        report.cpu_proof(step.done(""));
-        if cpu_proof != gpu_proof {
-            return Err(
-                "the GPU and ark-groth16 proofs of the same circuit, r and s differ".into(),
-            );
-        }
-        Some(pk)
-    };
-    if args.stream > 0 {
-        report.stream(stream::<E>(
-            args,
-            &prover,
-            &prepared,
-            pk.as_ref(),
-            &shape,
-            pvk,
-        )?);
-    }
-    report.print(
-        args.sequential,
-        ctx.pipeline_timings(),
-        ctx.has_pipeline_cache(),
-    );
-    println!(
-        "check: every GPU proof verifies; GPU proof == ark-groth16 proof (same circuit, r, s): {}",
-        if args.no_reference {
-            "not run (--no-reference)"
-        } else {
-            "yes"
-        }
-    );
-    Ok(())
+    last.ok_or_else(|| "no GPU proof".into())
 }
 
-/// The first circuit to prove: synthesized already (its seconds), or not.
-enum First<E: GpuPairing> {
-    Witness(Witness<E::ScalarField>, f64),
-    Circuit(AnyCircuit<E::ScalarField>),
-}
-
-/// What runs beside the key's load: the circuit's size, and the first circuit (its witness
-/// synthesized when `synthesize`) with its public inputs, `r` and `s`.
-struct Early<E: GpuPairing> {
-    shape: AnyCircuit<E::ScalarField>,
-    sizing: f64,
-    first: (
-        First<E>,
-        Vec<E::ScalarField>,
-        E::ScalarField,
-        E::ScalarField,
-    ),
-}
-
-fn early_work<E: GpuPairing<ScalarField: Absorb>>(
-    family: Family,
-    log_constraints: u32,
-    synthesize: bool,
-) -> Result<Early<E>, ark_relations::gr1cs::SynthesisError> {
-    let t = Instant::now();
-    let (shape, _) =
-        sized::<E::ScalarField, _>(family, log_constraints, &mut StdRng::seed_from_u64(0))?;
-    let sizing = t.elapsed().as_secs_f64();
-    let (c, public, mut rng) = fresh::<E>(&shape, 100);
-    let (r, s) = (
-        E::ScalarField::rand(&mut rng),
-        E::ScalarField::rand(&mut rng),
-    );
-    let first = if synthesize {
-        let t = Instant::now();
-        let w = synthesize_witness(c)?;
-        First::Witness(w, t.elapsed().as_secs_f64())
-    } else {
-        First::Circuit(c)
-    };
-    Ok(Early {
-        shape,
-        sizing,
-        first: (first, public, r, s),
-    })
-}
-
-/// The prepared key from its cache file, named by the key hash recorded beside the
-/// arkworks key, with the pipelines built meanwhile on another thread; None when there is no
-/// such file or it is refused (said on stderr).
-fn fast_start<E: GpuPairing>(
-    prover: &GpuProver<E>,
-    dir: Option<&Path>,
-    files: Option<&KeyFiles>,
-    report: &mut Report,
-) -> Option<PreparedProvingKey<E>> {
-    let hash = files?.hash()?;
-    let path = prover.cache_file(dir?, &hash);
-    if !path.exists() {
-        return None;
-    }
-    let step = Step::new(format!(
-        "loading the prepared key from {} (pipelines built meanwhile)",
-        path.display()
-    ));
-    let (loaded, pipes) = with_pipelines(prover, || prover.load_prepared(&path, Some(&hash)));
-    match loaded {
-        Ok(p) => {
-            let s = step.done(&format!("({:.2} GB)", p.gpu_bytes() as f64 / 1e9));
-            report.cost("prepared key from its cache (pipelines beside it)", s);
-            report.pipelines_beside(pipes.ok()?);
-            Some(p)
-        }
-        Err(e) => {
-            step.done(&format!("(refused: {e})"));
-            None
-        }
-    }
-}
-
-/// The arkworks key (from its file, else the setup), then its prepared form (from the cache
-/// when it is there, else prepared and cached), pipelines built meanwhile.
-fn slow_start<E: GpuPairing<ScalarField: Absorb>>(
-    prover: &GpuProver<E>,
+/// ark-groth16's whole proof (synthesis with matrices included) of circuit `c`, with the
+/// `r` and `s` of `seed`: timed, and equal to the GPU's.
+fn reference_proof<E: GpuPairing<ScalarField: Absorb>>(
+    pk: &ProvingKey<E>,
     shape: &AnyCircuit<E::ScalarField>,
-    dir: Option<&Path>,
-    files: Option<&KeyFiles>,
+    c: AnyCircuit<E::ScalarField>,
+    seed: u64,
+    gpu_proof: &ark_groth16::Proof<E>,
     report: &mut Report,
-) -> Result<(PreparedProvingKey<E>, ProvingKey<E>), BoxError> {
-    let loaded = files.and_then(|f| {
-        f.key.exists().then(|| {
-            let step = Step::new(format!("loading the proving key from {}", f.key.display()));
-            let pk = f.load::<E>();
-            report.cost(
-                "proving key from disk",
-                step.done(if pk.is_some() { "" } else { "(unreadable)" }),
-            );
-            pk
-        })?
-    });
-    let pk = match loaded {
-        Some(pk) => pk,
-        None => {
-            let step = Step::new(format!(
-                "setup (ark-groth16 on {} CPU threads)",
-                rayon::current_num_threads()
-            ));
-            let pk = Groth16::<E>::generate_random_parameters_with_reduction(
-                shape.clone(),
-                &mut StdRng::seed_from_u64(1),
-            )?;
-            report.cost("setup", step.done(""));
-            if let Some(f) = files {
-                if let Err(e) = f.store(&pk, &key_hash(&pk)) {
-                    eprintln!("caching the proving key in {} failed: {e}", f.key.display());
-                }
-            }
-            pk
-        }
-    };
-    let step = Step::new(
-        "preparing the key: bases to the GPU, the circuit's matrices (pipelines built meanwhile)",
-    );
-    let (prepared, pipes) = with_pipelines(prover, || match dir {
-        Some(d) => prover
-            .prepare_cached_for(&pk, shape.clone(), d)
-            .map(|(p, o)| (p, Some(o))),
-        None => prover.prepare_for(&pk, shape.clone()).map(|p| (p, None)),
-    });
-    let (prepared, outcome) = prepared?;
-    let note = match &outcome {
-        None => "(--no-cache: not stored)".to_owned(),
-        Some(CacheOutcome::Loaded(p)) => format!("(loaded from {})", p.display()),
-        Some(CacheOutcome::Created(p) | CacheOutcome::Updated(p)) => {
-            format!("(cached in {})", p.display())
-        }
-        Some(CacheOutcome::Replaced(p, e)) => {
-            format!("(cache refused, {e}; rewritten in {})", p.display())
-        }
-        Some(CacheOutcome::NotStored(_, e)) => format!("(not cached: {e})"),
-    };
-    report.cost("prepared key (pipelines beside it)", step.done(&note));
-    report.pipelines_beside(pipes?);
-    if let (Some(f), Some(h)) = (files, prepared.key_hash()) {
-        let _ = f.store_hash(&h);
-    }
-    Ok((prepared, pk))
-}
-
-/// `f()` on this thread while another builds every pipeline of the prover; the pipelines'
-/// wall time.
-fn with_pipelines<E: GpuPairing, T>(
-    prover: &GpuProver<E>,
-    f: impl FnOnce() -> T,
-) -> (T, Result<f64, BoxError>) {
-    std::thread::scope(|s| {
-        let pipes = s.spawn(|| {
-            let t = Instant::now();
-            prover.build_pipelines().map(|()| t.elapsed().as_secs_f64())
-        });
-        let v = f();
-        let pipes = match pipes.join() {
-            Ok(r) => r.map_err(BoxError::from),
-            Err(_) => Err("building the pipelines panicked".into()),
-        };
-        (v, pipes)
-    })
-}
-
-/// The arkworks key for the reference proofs (after a fast start), checked against the
-/// prepared key's hash.
-fn reference_key<E: GpuPairing>(
-    files: Option<&KeyFiles>,
-    prepared: &PreparedProvingKey<E>,
-) -> Result<ProvingKey<E>, BoxError> {
-    let files = files.ok_or("no key files")?;
+) -> Result<(), BoxError> {
     let step = Step::new(format!(
-        "loading the proving key for ark-groth16 from {}",
-        files.key.display()
+        "ark-groth16 proof on {} CPU threads (synthesis included)",
+        rayon::current_num_threads()
     ));
-    let pk = files
-        .load::<E>()
-        .ok_or("the proving key file is unreadable")?;
-    let hash = key_hash(&pk);
-    step.done("");
-    if prepared.key_hash() != Some(hash) {
-        return Err(format!(
-            "the cached prepared key is not the proving key's (hash {})",
-            hex(&hash[..8])
-        )
-        .into());
+    let mut rng = fresh::<E>(shape, seed).2;
+    let cpu_proof = Groth16::<E>::create_random_proof_with_reduction(c, pk, &mut rng)?;
+    report.cpu_proof(step.done(""));
+    if &cpu_proof != gpu_proof {
+        return Err("the GPU and ark-groth16 proofs of the same circuit, r and s differ".into());
     }
-    Ok(pk)
-}
-
-fn describe<F: ark_ff::PrimeField + Absorb, E: GpuPairing<ScalarField = F>>(
-    shape: &AnyCircuit<F>,
-    prepared: &PreparedProvingKey<E>,
-) {
-    let what = match shape {
-        AnyCircuit::Sha256(c) => format!("{} chained SHA-256 hashes of 32 bytes", c.hashes),
-        AnyCircuit::Merkle(c) => format!(
-            "{} Poseidon Merkle paths of depth {}",
-            c.paths.len(),
-            zkgpu_circuits::MERKLE_DEPTH
-        ),
-    };
-    let constraints = prepared.matrices().map_or(0, |m| m.num_constraints());
-    println!(
-        "circuit: {what}: {constraints} constraints, {} instance variables, domain 2^{}; \
-         prepared key {:.2} GB on the GPU (G1 window multiples: {:?})",
-        prepared.num_instance_variables(),
-        prepared.domain_size().trailing_zeros(),
-        prepared.gpu_bytes() as f64 / 1e9,
-        prepared.folds()
-    );
+    Ok(())
 }
 
 /// `--stream N`: N fresh circuits through the proving stream, and ark-groth16 proving them

@@ -270,8 +270,42 @@ pub fn weierstrass_a0<F: Field>(degree: u8, k: u32) -> Program<F> {
     set_xyzz_identity(&mut e, [x1, y1, zz1, zzz1]);
     e.asm.halt();
 
-    // madd-2008-s: 8M + 2S; mdbl-2008-s-1 when the points are equal: 4M + 3S.
     e.asm.entry("madd");
+    emit_xyzz_madd(&mut e, [x1, y1, zz1, zzz1], [x2, y2], &t);
+    e.asm.halt();
+
+    e.asm.entry("add");
+    emit_xyzz_add(&mut e, [x1, y1, zz1, zzz1], [x2, y2, zz2, zzz2], &t);
+    e.asm.halt();
+
+    // dbl-2008-s-1: 6M + 3S (the identity doubles to itself: ZZ3 = V ZZ1 = 0).
+    e.asm.entry("dbl");
+    emit_xyzz_dbl(&mut e, [x1, y1, zz1, zzz1], &t);
+    e.asm.halt();
+
+    // To affine, into slots 4-5: x = X / ZZ = X ZZZ / (ZZ ZZZ), y = Y / ZZZ = Y ZZ / (ZZ ZZZ),
+    // one inversion (Fermat; 0 for 0, so the identity, ZZ = ZZZ = 0, gives arkworks' (0, 0)).
+    // 5M + I. Last in the program: it has no jumps, and the inversion is long.
+    e.asm.entry("to_affine");
+    e.mul(t[0], zz1, zzz1);
+    e.inverse(t[1], t[0], t[2]);
+    e.mul(t[3], x1, zzz1);
+    e.mul(x2, t[3], t[1]);
+    e.mul(t[3], y1, zz1);
+    e.mul(y2, t[3], t[1]);
+    e.asm.halt();
+    e.asm.finish()
+}
+
+/// XYZZ + affine, in place into `p1` (madd-2008-s: 8M + 2S; mdbl-2008-s-1 when the points
+/// are equal: 4M + 3S), with scratch `t`.
+fn emit_xyzz_madd<F: Field>(
+    e: &mut ElAsm<F>,
+    [x1, y1, zz1, zzz1]: [El; 4],
+    [x2, y2]: [El; 2],
+    t: &[El],
+) {
+    // madd-2008-s: 8M + 2S; mdbl-2008-s-1 when the points are equal: 4M + 3S.
     let (end, not_input_identity, general, add, ident) = (
         e.asm.label(),
         e.asm.label(),
@@ -314,7 +348,7 @@ pub fn weierstrass_a0<F: Field>(degree: u8, k: u32) -> Program<F> {
     e.copy(zzz1, t[4]); // ZZZ3 = W
     e.asm.jmp(end);
     e.asm.place(ident);
-    set_xyzz_identity(&mut e, [x1, y1, zz1, zzz1]);
+    set_xyzz_identity(e, [x1, y1, zz1, zzz1]);
     e.asm.jmp(end);
     e.asm.place(add);
     e.sqr(t[2], t[0]); // PP
@@ -331,10 +365,17 @@ pub fn weierstrass_a0<F: Field>(degree: u8, k: u32) -> Program<F> {
     e.mul(zz1, zz1, t[2]); // ZZ3 = ZZ1 PP
     e.mul(zzz1, zzz1, t[3]); // ZZZ3 = ZZZ1 PPP
     e.asm.place(end);
-    e.asm.halt();
+}
 
+/// XYZZ + XYZZ, in place into `p1` (add-2008-s: 12M + 2S; dbl-2008-s-1 when the points are
+/// equal), with scratch `t`.
+fn emit_xyzz_add<F: Field>(
+    e: &mut ElAsm<F>,
+    [x1, y1, zz1, zzz1]: [El; 4],
+    [x2, y2, zz2, zzz2]: [El; 4],
+    t: &[El],
+) {
     // add-2008-s: 12M + 2S; dbl-2008-s-1 when the points are equal.
-    e.asm.entry("add");
     let (end, general, add, ident) = (e.asm.label(), e.asm.label(), e.asm.label(), e.asm.label());
     e.jz(zz2, end); // + identity
     e.jnz(zz1, general);
@@ -351,10 +392,10 @@ pub fn weierstrass_a0<F: Field>(degree: u8, k: u32) -> Program<F> {
     e.sub(t[3], t[3], t[2]); // R = S2 - S1
     e.jnz(t[1], add);
     e.jnz(t[3], ident);
-    emit_xyzz_dbl(&mut e, [x1, y1, zz1, zzz1], &t[4..]);
+    emit_xyzz_dbl(e, [x1, y1, zz1, zzz1], &t[4..]);
     e.asm.jmp(end);
     e.asm.place(ident);
-    set_xyzz_identity(&mut e, [x1, y1, zz1, zzz1]);
+    set_xyzz_identity(e, [x1, y1, zz1, zzz1]);
     e.asm.jmp(end);
     e.asm.place(add);
     e.sqr(t[4], t[1]); // PP
@@ -373,25 +414,6 @@ pub fn weierstrass_a0<F: Field>(degree: u8, k: u32) -> Program<F> {
     e.mul(zzz1, zzz1, zzz2);
     e.mul(zzz1, zzz1, t[5]); // ZZZ3 = ZZZ1 ZZZ2 PPP
     e.asm.place(end);
-    e.asm.halt();
-
-    // dbl-2008-s-1: 6M + 3S (the identity doubles to itself: ZZ3 = V ZZ1 = 0).
-    e.asm.entry("dbl");
-    emit_xyzz_dbl(&mut e, [x1, y1, zz1, zzz1], &t);
-    e.asm.halt();
-
-    // To affine, into slots 4-5: x = X / ZZ = X ZZZ / (ZZ ZZZ), y = Y / ZZZ = Y ZZ / (ZZ ZZZ),
-    // one inversion (Fermat; 0 for 0, so the identity, ZZ = ZZZ = 0, gives arkworks' (0, 0)).
-    // 5M + I. Last in the program: it has no jumps, and the inversion is long.
-    e.asm.entry("to_affine");
-    e.mul(t[0], zz1, zzz1);
-    e.inverse(t[1], t[0], t[2]);
-    e.mul(t[3], x1, zzz1);
-    e.mul(x2, t[3], t[1]);
-    e.mul(t[3], y1, zz1);
-    e.mul(y2, t[3], t[1]);
-    e.asm.halt();
-    e.asm.finish()
 }
 
 fn set_xyzz_identity<F: Field>(e: &mut ElAsm<F>, [x, y, zz, zzz]: [El; 4]) {

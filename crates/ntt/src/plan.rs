@@ -130,6 +130,76 @@ fn two_tables<F: Field>(out: &mut Vec<F>, base: F, h: u32, count_hi: u64, scale:
     (hi, lo)
 }
 
+/// Where a plan's tables start in its twiddle buffer, and whether it has the table of all
+/// twists.
+struct Offsets {
+    kmax: u32,
+    h: u32,
+    /// The two tables of the twists between passes.
+    twist: (u32, u32),
+    /// The first pass's twists scaled by 1/N (a plain inverse of two passes or more).
+    scaled_twist: Option<u32>,
+    /// The two tables of the index powers (coset factor, and 1/N where no twist takes it).
+    index: Option<(u32, u32)>,
+    full: bool,
+}
+
+/// Each pass's parameters: its radix bits and stride, which twist each output takes (two
+/// tables, the full table, or index powers) and which index power each input takes.
+fn pass_params(l: u32, bits: &[u32], dir: Direction, o: &Offsets) -> Vec<PassParams> {
+    let p = bits.len();
+    let full_for = |i: usize| o.full && (o.scaled_twist.is_none() || i == 0);
+    let mut passes = Vec::with_capacity(p);
+    let mut s_log = 0u32;
+    for (i, &k) in bits.iter().enumerate() {
+        let last = i + 1 == p;
+        let mut params = PassParams {
+            n_log: l,
+            k,
+            s_log,
+            out_mode: 0,
+            in_mode: 0,
+            h: o.h,
+            out_hi: o.twist.0,
+            out_lo: o.twist.1,
+            in_hi: 0,
+            in_lo: 0,
+            roots: 0,
+            roots_log: o.kmax,
+            per_transform: 0,
+            batch: 0,
+            grid_x: 0,
+            page_log: 31,
+        };
+        if !last {
+            params.out_mode = if full_for(i) { 3 } else { 1 };
+            if i == 0 {
+                if let Some(hi) = o.scaled_twist {
+                    params.out_hi = hi;
+                }
+            }
+        }
+        if let Some((hi, lo)) = o.index {
+            match dir {
+                Direction::Forward if i == 0 => {
+                    params.in_mode = 1;
+                    params.in_hi = hi;
+                    params.in_lo = lo;
+                }
+                Direction::Inverse if last => {
+                    params.out_mode = 2;
+                    params.out_hi = hi;
+                    params.out_lo = lo;
+                }
+                _ => {}
+            }
+        }
+        passes.push(params);
+        s_log += k;
+    }
+    passes
+}
+
 impl Plan {
     pub(crate) fn new<F: NttField>(
         ctx: &GpuContext,
@@ -146,8 +216,7 @@ impl Plan {
         let count_hi = n >> h;
         let (omega, coset, scale) = plan_elements(d, dir);
         let mut t: Vec<F> = Vec::new();
-        // Inner roots: w_(2^kmax)^i, i < 2^(kmax - 1).
-        let roots = 0u32;
+        // Inner roots (at offset 0): w_(2^kmax)^i, i < 2^(kmax - 1).
         let w_inner = omega.pow([n >> kmax]);
         let mut x = F::one();
         for _ in 0..(1u64 << (kmax - 1)) {
@@ -174,55 +243,15 @@ impl Plan {
             };
             full_table(omega, scale, n as usize)
         });
-        let full_for = |i: usize| twists.is_some() && (scaled_twist.is_none() || i == 0);
-        let mut passes = Vec::with_capacity(p);
-        let mut s_log = 0u32;
-        for (i, &k) in bits.iter().enumerate() {
-            let last = i + 1 == p;
-            let mut params = PassParams {
-                n_log: l,
-                k,
-                s_log,
-                out_mode: 0,
-                in_mode: 0,
-                h,
-                out_hi: tw_hi,
-                out_lo: tw_lo,
-                in_hi: 0,
-                in_lo: 0,
-                roots,
-                roots_log: kmax,
-                per_transform: 0,
-                batch: 0,
-                grid_x: 0,
-                page_log: 31,
-            };
-            if !last {
-                params.out_mode = if full_for(i) { 3 } else { 1 };
-                if i == 0 {
-                    if let Some(hi) = scaled_twist {
-                        params.out_hi = hi;
-                    }
-                }
-            }
-            if let Some((hi, lo)) = index_tables {
-                match dir {
-                    Direction::Forward if i == 0 => {
-                        params.in_mode = 1;
-                        params.in_hi = hi;
-                        params.in_lo = lo;
-                    }
-                    Direction::Inverse if last => {
-                        params.out_mode = 2;
-                        params.out_hi = hi;
-                        params.out_lo = lo;
-                    }
-                    _ => {}
-                }
-            }
-            passes.push(params);
-            s_log += k;
-        }
+        let offsets = Offsets {
+            kmax,
+            h,
+            twist: (tw_hi, tw_lo),
+            scaled_twist,
+            index: index_tables,
+            full: twists.is_some(),
+        };
+        let passes = pass_params(l, &bits, dir, &offsets);
         let kernel: Vec<F> = t.into_iter().map(kernel_form).collect();
         let words = zkgpu_limbs::pack_slice(&kernel);
         let tables = ctx.storage_buffer("ntt twiddles", &words)?;
