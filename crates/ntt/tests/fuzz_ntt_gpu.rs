@@ -193,16 +193,8 @@ fn run(op: &Op) {
     }
 }
 
-/// Cases to run: `PROPTEST_CASES` when set, else `default` (CI's fixed budget).
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(12)))]
+    #![proptest_config(ProptestConfig::with_cases(zkgpu_testing::proptest_cases(12)))]
 
     #[test]
     fn random_call_sequences_equal_ark_poly(ops in prop::collection::vec(op(), 1..8)) {

@@ -49,6 +49,15 @@ pub fn engines_on_two_contexts<E>(make: impl Fn(&GpuContext) -> E) -> Vec<(usize
     vec![(0, make(&ctx[0])), (0, make(&ctx[0])), (1, make(&ctx[1]))]
 }
 
+/// How many cases a property test runs: `PROPTEST_CASES` when set, else `default` (CI's
+/// fixed budget).
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 /// A prime field's edge values: zero, one, `p - 1`, two, `p - 2`, and the values around one
 /// 13-bit limb (`2^13 - 1`, `2^13`, `2^13 + 1`).
 pub fn field_edges<F: PrimeField>() -> Vec<F> {
