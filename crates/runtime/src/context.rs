@@ -292,7 +292,10 @@ impl GpuContext {
             .pipeline_cache_dir
             .as_deref()
             .and_then(|dir| crate::pipeline_cache::PersistentCache::open(&device, &info, dir));
-        Ok(Self(Arc::new(ContextState {
+        // On wasm32 wgpu's handles are neither Send nor Sync (the page is one thread), so
+        // the Arc is only ever shared on that thread there.
+        #[allow(clippy::arc_with_non_send_sync)]
+        let state = Arc::new(ContextState {
             id: ContextId::next(),
             adapter,
             device,
@@ -308,7 +311,8 @@ impl GpuContext {
             upload_pool: Arc::default(),
             #[cfg(not(target_arch = "wasm32"))]
             pipeline_cache,
-        })))
+        });
+        Ok(Self(state))
     }
 
     /// Writes the pipeline cache to its directory ([`ContextOptions::pipeline_cache_dir`]):
