@@ -128,19 +128,12 @@ impl<C: GpuCurve> GpuMsm<C> {
         fold: Fold,
     ) -> Result<PreparedBases<C>> {
         let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
-        let width = fold.window_bits.unwrap_or_else(|| {
-            default_folded_window_bits::<C>(
-                len,
-                fold.folds,
-                sets.len(),
-                self.ctx.max_binding_bytes(),
-            )
-        });
-        let fold = Fold {
-            window_bits: Some(width),
-            ..fold
+        let max = self.ctx.max_binding_bytes();
+        let layout = match fold.window_bits {
+            Some(_) => fold_layout::<C>(len, fold)?,
+            None => default_fold_layout::<C>(len, fold.folds, sets.len(), max)?,
         };
-        let Some(layout) = fold_layout::<C>(len, fold)? else {
+        let Some(layout) = layout else {
             return self.upload_sets(sets, None);
         };
         let prepared = self.upload_sets(sets, Some(layout))?;
@@ -203,19 +196,7 @@ impl<C: GpuCurve> GpuMsm<C> {
     /// the default window width, still fit in one part (one storage binding), so that folding
     /// costs no extra pass; 1 if even the plain bases need several parts.
     pub fn folds_in_one_part(&self, len: usize, sets: usize) -> u32 {
-        let fits = |f: u32| self.part_len_sets(sets.max(1) * f as usize) >= len;
-        let levels = |c: u32| window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
-        // Every window of the wide default width folded, if that fits; else the most levels
-        // of the plain default width.
-        let wide =
-            default_folded_window_bits::<C>(len, MAX_FOLDS, sets, self.ctx.max_binding_bytes());
-        if fits(levels(wide)) {
-            return levels(wide);
-        }
-        (1..=levels(default_window_bits(len)))
-            .rev()
-            .find(|&f| fits(f))
-            .unwrap_or(1)
+        folds_in_one_part_for::<C>(len, sets, self.ctx.max_binding_bytes())
     }
 
     /// Encodes and uploads base sets, each followed by `fold`'s zeroed levels (filled on the
@@ -232,7 +213,7 @@ impl<C: GpuCurve> GpuMsm<C> {
         }
         let folds = fold.map_or(1, |f| f.folds as usize);
         let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
-        let part = self.part_len_sets(sets.len() * folds);
+        let part = part_len_for::<C>(self.ctx.max_binding_bytes(), sets.len(), fold);
         let identity = encode_affine_packed::<C>(&[<C::Affine as ark_ec::AffineRepr>::zero()]);
         let parts = (0..len.div_ceil(part))
             .map(|k| {
@@ -291,15 +272,26 @@ pub(crate) fn fold_layout<C: GpuCurve>(len: usize, fold: Fold) -> Result<Option<
 /// Most points per set and part of prepared bases of `sets` sets when a storage binding
 /// holds `max_binding` bytes.
 pub(crate) fn part_len<C: GpuCurve>(max_binding: u64, sets: usize) -> usize {
-    let sets = sets.max(1) as u64;
-    let per_point = (C::affine_packed_words() as u64 * 4 * sets).max(32);
-    // Shapes index points (of all sets) with u32.
-    let mut len = (max_binding / per_point).clamp(1, (1 << 31) / sets) as usize;
+    part_len_for::<C>(max_binding, sets, None)
+}
+
+/// Most points per set and part of `sets` base sets folded as `fold`, when a storage binding
+/// holds `max_binding` bytes: the part's bases (every level) and every working buffer of its
+/// MSM ([`Shape::buffer_bytes`]) fit one binding.
+pub(crate) fn part_len_for<C: GpuCurve>(
+    max_binding: u64,
+    sets: usize,
+    fold: Option<FoldLayout>,
+) -> usize {
+    let stored = sets.max(1) as u64 * fold.map_or(1, |f| u64::from(f.folds));
+    let per_point = (C::affine_packed_words() as u64 * 4 * stored).max(32);
+    // Shapes index points (of all sets and levels) with u32.
+    let mut len = (max_binding / per_point).clamp(1, (1 << 31) / stored) as usize;
     let shape = |len: usize| {
         Shape::new::<C>(
             len,
-            (sets as u32, len as u32),
-            None,
+            (sets.max(1) as u32, len as u32),
+            fold,
             MsmConfig::default(),
             max_binding,
         )
@@ -308,4 +300,60 @@ pub(crate) fn part_len<C: GpuCurve>(max_binding: u64, sets: usize) -> usize {
         len /= 2;
     }
     len
+}
+
+/// [`GpuMsm::folds_in_one_part`] for a storage binding of `max_binding` bytes.
+pub(crate) fn folds_in_one_part_for<C: GpuCurve>(len: usize, sets: usize, max_binding: u64) -> u32 {
+    let fits = |f: u32| {
+        default_fold_layout::<C>(len, f, sets, max_binding)
+            .is_ok_and(|fold| part_len_for::<C>(max_binding, sets, fold) >= len)
+    };
+    let levels = |c: u32| window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
+    // Every window of the wide default width folded, if that fits; else the most levels
+    // of the plain default width.
+    let wide = default_folded_window_bits::<C>(len, MAX_FOLDS, sets, max_binding);
+    if fits(levels(wide)) {
+        return levels(wide);
+    }
+    (1..=levels(default_window_bits(len)))
+        .rev()
+        .find(|&f| fits(f))
+        .unwrap_or(1)
+}
+
+/// The layout of `sets` sets of `len` bases folded into `folds` levels with the default
+/// width ([`default_folded_window_bits`]), as [`GpuMsm::prepare_sets_folded`] stores them
+/// without a configured width (None: not folded).
+pub(crate) fn default_fold_layout<C: GpuCurve>(
+    len: usize,
+    folds: u32,
+    sets: usize,
+    max_binding: u64,
+) -> Result<Option<FoldLayout>> {
+    let layout = |c: u32| {
+        fold_layout::<C>(
+            len,
+            Fold {
+                folds,
+                window_bits: Some(c),
+            },
+        )
+    };
+    // Narrower while even a part of one point would not fit: the bucket sums of all the
+    // folded windows grow with the width.
+    let fits = |fold: Option<FoldLayout>| {
+        Shape::new::<C>(
+            1,
+            (sets.max(1) as u32, 1),
+            fold,
+            MsmConfig::default(),
+            max_binding,
+        )
+        .is_ok_and(|s| s.largest_buffer::<C>() <= max_binding)
+    };
+    let mut c = default_folded_window_bits::<C>(len, folds, sets, max_binding);
+    while c > 2 && !fits(layout(c)?) {
+        c -= 1;
+    }
+    layout(c)
 }

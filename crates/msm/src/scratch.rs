@@ -97,18 +97,14 @@ impl<C: GpuCurve> GpuMsm<C> {
         let ctx = &self.ctx;
         let Shape {
             n,
-            digit_windows,
-            load,
             windows,
             buckets,
             slots,
-            chunk_slots,
             ..
         } = shape;
         let max = ctx.limits().max_compute_workgroups_per_dimension;
         let (_, _, stride) = grid(n, WORKGROUP_SIZE, max);
         let (_, _, cstride) = grid(slots, WORKGROUP_SIZE, max);
-        let point_bytes = C::acc_words() as u64 * 4;
         let bins = ChunkBins::new(shape.chunk);
         let bucket_params = |base, row_stride, windows, buckets| {
             bucket_params::<C::Scalar>(&shape, bins, base, row_stride, windows, buckets)
@@ -116,34 +112,26 @@ impl<C: GpuCurve> GpuMsm<C> {
         let accumulate = self.accumulate_params(&shape);
         let (chunk_levels, chunk_stride) = self.chunk_levels(&shape, accumulate);
         let (levels, left) = self.tree_levels(&shape, accumulate)?;
-        let layout = RowLayout::new(shape.segments, windows);
+        let bytes = shape.buffer_bytes::<C>();
         let zeroed = |label: &str, bytes: u64| ctx.storage_zeroed(label, bytes);
-        let windows_n = u64::from(windows) * u64::from(n) * u64::from(load);
-        let digits_n = u64::from(digit_windows) * u64::from(n);
         Ok(Scratch {
             shape,
-            scalars: zeroed("msm scalars", u64::from(n) * 32)?,
-            digits: zeroed("msm digits", digits_n * 4)?,
-            counts: zeroed("msm bucket sizes", u64::from(slots) * 4)?,
-            cursors: zeroed("msm bucket cursors", u64::from(slots) * 4)?,
-            offsets: zeroed("msm bucket offsets", u64::from(slots) * 4)?,
-            entries: zeroed("msm entries", windows_n * 4)?,
-            sums: zeroed("msm bucket sums", u64::from(slots) * point_bytes)?,
-            chunk_counts: zeroed("msm chunk counts", u64::from(slots) * 4)?,
-            chunk_offsets: zeroed("msm chunk offsets", u64::from(slots) * 4)?,
+            scalars: zeroed("msm scalars", bytes.scalars)?,
+            digits: zeroed("msm digits", bytes.digits)?,
+            counts: zeroed("msm bucket sizes", bytes.slots)?,
+            cursors: zeroed("msm bucket cursors", bytes.slots)?,
+            offsets: zeroed("msm bucket offsets", bytes.slots)?,
+            entries: zeroed("msm entries", bytes.entries)?,
+            sums: zeroed("msm bucket sums", bytes.sums)?,
+            chunk_counts: zeroed("msm chunk counts", bytes.slots)?,
+            chunk_offsets: zeroed("msm chunk offsets", bytes.slots)?,
             chunk_hist: zeroed("msm chunk size histogram", u64::from(bins.bins) * 4)?,
-            block_sums: zeroed(
-                "msm scan block sums",
-                u64::from(windows * scan_blocks(buckets)) * 4,
-            )?,
+            block_sums: zeroed("msm scan block sums", bytes.block_sums)?,
             bin_offsets: zeroed("msm chunk bin offsets", u64::from(bins.bins) * 4)?,
             bin_cursors: zeroed("msm chunk bin cursors", u64::from(bins.bins) * 4)?,
-            chunk_order: zeroed("msm chunk order", u64::from(chunk_slots) * 8)?,
-            partials: zeroed("msm chunk sums", u64::from(chunk_slots) * point_bytes)?,
-            seg_out: zeroed(
-                "msm segment sums",
-                u64::from(windows) * u64::from(layout.block()) * point_bytes,
-            )?,
+            chunk_order: zeroed("msm chunk order", bytes.chunk_order)?,
+            partials: zeroed("msm chunk sums", bytes.partials)?,
+            seg_out: zeroed("msm segment sums", bytes.seg_out)?,
             // Digits, histogram scan and scatter: the digit windows, and the sets.
             bparams: ctx.uniform_buffer(
                 "msm bucket params",
@@ -173,7 +161,7 @@ impl<C: GpuCurve> GpuMsm<C> {
                     ..accumulate
                 },
             ),
-            combine_list: zeroed("msm combine list", (2 + u64::from(slots)) * 4)?,
+            combine_list: zeroed("msm combine list", bytes.combine_list)?,
             dispatch_args: ctx.indirect_buffer(
                 "msm chunk sums dispatch",
                 3 * (1 + chunk_levels.len() as u64),

@@ -6,6 +6,7 @@ use zkgpu_curves::GpuCurve;
 
 use crate::bases::FoldLayout;
 use crate::config::*;
+use crate::params::scan_blocks;
 use crate::{MsmConfig, MsmError, Result, window_count};
 
 /// Everything about one MSM that follows from `n` and the configuration.
@@ -57,12 +58,26 @@ impl Shape {
     ) -> Result<Self> {
         let mut shape = Self::with_window::<C>(n, sets, fold, config)?;
         if config.window_bits.is_none() && fold.is_none() {
-            while shape.largest_buffer::<C>() > max_binding && shape.c > 2 {
+            while shape.window_buffers::<C>() > max_binding && shape.c > 2 {
                 let narrower = MsmConfig {
                     window_bits: Some(shape.c - 1),
                     ..config
                 };
                 shape = Self::with_window::<C>(n, sets, fold, narrower)?;
+            }
+        }
+        // Chunk sums: one per chunk, and a smaller part can get shorter default chunks (more
+        // of them) than the part length was planned with: longer chunks where they would not
+        // fit one binding.
+        if config.chunk.is_none() {
+            let partials = |s: &Shape| s.buffer_bytes::<C>().partials;
+            while partials(&shape) > max_binding && shape.chunk < MAX_DEFAULT_CHUNK {
+                let longer = MsmConfig {
+                    window_bits: Some(shape.c),
+                    chunk: Some((shape.chunk * 2).min(MAX_DEFAULT_CHUNK)),
+                    ..config
+                };
+                shape = Self::with_window::<C>(n, sets, fold, longer)?;
             }
         }
         // The reduction's outputs grow with the segments (one row per bit of the segment
@@ -83,8 +98,38 @@ impl Shape {
             * 4
     }
 
+    /// The bytes of every working buffer that grows with the shape: what `scratch_for`
+    /// allocates (besides the chunk-size histogram's few bins and the uniforms).
+    pub(crate) fn buffer_bytes<C: GpuCurve>(&self) -> ScratchBytes {
+        let point = C::acc_words() as u64 * 4;
+        let chunk_slots = u64::from(self.chunk_slots);
+        let n = u64::from(self.n);
+        ScratchBytes {
+            scalars: n * 32,
+            digits: u64::from(self.digit_windows) * n * 4,
+            slots: u64::from(self.slots) * 4,
+            entries: u64::from(self.windows) * n * u64::from(self.load) * 4,
+            sums: u64::from(self.slots) * point,
+            block_sums: u64::from(self.windows) * u64::from(scan_blocks(self.buckets)) * 4,
+            chunk_order: chunk_slots * 8,
+            partials: chunk_slots * point,
+            seg_out: self.seg_out_bytes::<C>(),
+            combine_list: (2 + u64::from(self.slots)) * 4,
+        }
+    }
+
     /// Bytes of the largest working buffer.
     pub(crate) fn largest_buffer<C: GpuCurve>(&self) -> u64 {
+        self.buffer_bytes::<C>()
+            .all()
+            .iter()
+            .map(|&(_, b)| b)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Bytes of the buffers a narrower window shrinks (bucket sums, chunk sums, entries).
+    fn window_buffers<C: GpuCurve>(&self) -> u64 {
         let point = C::acc_words() as u64 * 4;
         let sums = u64::from(self.slots) * point;
         let partials = u64::from(self.chunk_slots) * point;
@@ -180,6 +225,40 @@ impl Shape {
             tree_group,
             chunk_group,
         })
+    }
+}
+
+/// The sizes of one shape's working buffers, in bytes (`slots`: each of the five buffers of
+/// one word per bucket slot).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ScratchBytes {
+    pub(crate) scalars: u64,
+    pub(crate) digits: u64,
+    pub(crate) slots: u64,
+    pub(crate) entries: u64,
+    pub(crate) sums: u64,
+    pub(crate) block_sums: u64,
+    pub(crate) chunk_order: u64,
+    pub(crate) partials: u64,
+    pub(crate) seg_out: u64,
+    pub(crate) combine_list: u64,
+}
+
+impl ScratchBytes {
+    /// Every size with its buffer's label.
+    pub(crate) fn all(&self) -> [(&'static str, u64); 10] {
+        [
+            ("msm scalars", self.scalars),
+            ("msm digits", self.digits),
+            ("msm bucket slots", self.slots),
+            ("msm entries", self.entries),
+            ("msm bucket sums", self.sums),
+            ("msm scan block sums", self.block_sums),
+            ("msm chunk order", self.chunk_order),
+            ("msm chunk sums", self.partials),
+            ("msm segment sums", self.seg_out),
+            ("msm combine list", self.combine_list),
+        ]
     }
 }
 

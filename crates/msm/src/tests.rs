@@ -148,3 +148,103 @@ fn default_windows_narrow_to_fit_small_bindings() {
         wide.c
     );
 }
+
+/// Every working buffer an MSM of `len` points in `sets` sets would allocate, folded as
+/// `fold`, against `max_binding`: the part lengths the bases would be stored in, then the
+/// shape of each part.
+fn walk_parts<C: GpuCurve>(
+    len: usize,
+    sets: usize,
+    fold: Option<crate::bases::FoldLayout>,
+    max_binding: u64,
+) -> Result<(), String> {
+    let folds = fold.map_or(1, |f| f.folds as usize);
+    let part = crate::bases::part_len_for::<C>(max_binding, sets, fold);
+    let bases = (sets * folds * part.min(len)) as u64 * C::affine_packed_words() as u64 * 4;
+    if bases > max_binding {
+        return Err(format!("bases part of {bases} bytes"));
+    }
+    let mut lens = vec![part.min(len)];
+    if len > part && !len.is_multiple_of(part) {
+        lens.push(len % part);
+    }
+    for n in lens {
+        let shape = Shape::new::<C>(
+            n,
+            (sets as u32, part.min(len) as u32),
+            fold,
+            MsmConfig::default(),
+            max_binding,
+        )
+        .map_err(|e| e.to_string())?;
+        for (name, bytes) in shape.buffer_bytes::<C>().all() {
+            if bytes > max_binding {
+                return Err(format!("{name}: {bytes} bytes, n {n} ({shape:?})"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The prover's and the plain MSM's buffer plans of every group at every size 2^1..2^24 (and
+/// one point more) under WebGPU's default 128 MiB binding: one set unfolded (what a software
+/// adapter such as lavapipe runs, and `GpuMsm::msm`), and three sets folded as the prover
+/// folds them on a GPU (`folds_in_one_part`), and one set folded (the prover's H).
+#[test]
+fn every_buffer_plan_fits_webgpu_default_limits() {
+    let max = zkgpu_runtime::wgpu::Limits::default().max_storage_buffer_binding_size;
+    assert_eq!(max, 128 << 20);
+    let mut failures = Vec::new();
+    for &g in zkgpu_curves::Group::ALL {
+        zkgpu_curves::with_group!(g, C => {
+            for log in 1..=24u32 {
+                for len in [1usize << log, (1 << log) + 1] {
+                    for sets in [1usize, 3] {
+                        let plain = walk_parts::<C>(len, sets, None, max);
+                        let folds = crate::bases::folds_in_one_part_for::<C>(len, sets, max);
+                        let fold = crate::bases::default_fold_layout::<C>(len, folds, sets, max)
+                            .map_err(|e| e.to_string());
+                        let folded = fold.and_then(|f| walk_parts::<C>(len, sets, f, max));
+                        for (what, r) in [("plain", plain), ("folded", folded)] {
+                            if let Err(e) = r {
+                                failures.push(format!("{} {len} x {sets} {what}: {e}", C::ID));
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+    assert!(
+        failures.is_empty(),
+        "{} plans over the limit:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A part shorter than the one its bases were planned for gets shorter default chunks, so
+/// more chunk sums: the chunks lengthen where those would not fit one binding (2^16 G2
+/// points folded into 5 levels of 15-bit windows: 16-entry chunks need 136 MB of sums).
+#[test]
+fn chunks_lengthen_where_their_sums_would_not_fit() {
+    type G2 = zkgpu_curves::Bls12_381G2;
+    let max = 128u64 << 20;
+    let fold = crate::bases::fold_layout::<G2>(
+        69_905,
+        Fold {
+            folds: 5,
+            window_bits: Some(15),
+        },
+    )
+    .unwrap();
+    let short = MsmConfig {
+        chunk: Some(16),
+        ..MsmConfig::default()
+    };
+    let fixed = Shape::new::<G2>(61_168, (1, 69_905), fold, short, max).unwrap();
+    assert!(fixed.buffer_bytes::<G2>().partials > max, "{fixed:?}");
+    let shape = Shape::new::<G2>(61_168, (1, 69_905), fold, MsmConfig::default(), max).unwrap();
+    assert!(shape.chunk > 16, "{shape:?}");
+    assert!(shape.largest_buffer::<G2>() <= max, "{shape:?}");
+}
