@@ -1,16 +1,21 @@
-//! One proof's GPU work: the witness map and the five MSMs on two host threads sharing the
-//! GPU queue, then the proof's few group operations on the CPU.
+//! One proof's GPU work: the witness map and the five MSMs (natively on two host threads
+//! sharing the GPU queue; awaited in turn on one thread, as in a browser), then the proof's
+//! few group operations on the CPU.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use web_time::Instant;
 use zkgpu_msm::{MsmOutput, MsmRequest};
+#[cfg(not(target_arch = "wasm32"))]
 use zkgpu_runtime::BlockOn;
 
 use ark_ec::CurveGroup;
 use ark_ff::Zero;
 use ark_groth16::Proof;
+#[cfg(not(target_arch = "wasm32"))]
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use zkgpu_msm::{MsmConfig, MsmError, PreparedScalars};
+#[cfg(not(target_arch = "wasm32"))]
 use zkgpu_ntt::Direction;
 
 use crate::ProofTimings;
@@ -20,19 +25,101 @@ use crate::matrices::ConstraintRows;
 use crate::prover::GpuProver;
 use crate::qap::{WitnessMapTimings, witness_map_rows_timed};
 
+/// The five MSMs' sums of one proof.
+struct Sums<E: GpuPairing> {
+    a: E::G1,
+    b1: E::G1,
+    b2: E::G2,
+    l: E::G1,
+    h: E::G1,
+}
+
+/// A, B in G1 and L from the one MSM over their three base sets.
+fn split_a_b_l<E: GpuPairing>(sums: Vec<E::G1>) -> Result<[E::G1; 3], ProveError> {
+    sums.try_into()
+        .map_err(|_| ProveError::Msm(MsmError::Config("expected three sums".into())))
+}
+
 impl<E: GpuPairing> GpuProver<E> {
-    /// The witness map and the five MSMs (two host threads sharing the GPU queue, so one
-    /// thread's host work overlaps the other's GPU work), then the proof's few group
-    /// operations on the CPU.
-    pub(crate) fn assemble(
+    /// The witness map and the five MSMs, then the proof's few group operations on the CPU:
+    /// natively with `overlap` (the prover's default), on two host threads sharing the GPU queue, so
+    /// one thread's host work overlaps the other's GPU work; else awaited in turn on this
+    /// thread (the only way in a browser).
+    pub(crate) async fn assemble(
         &self,
         pk: &PreparedProvingKey<E>,
         rows: &impl ConstraintRows<E::ScalarField>,
         full: &[E::ScalarField],
-        r: E::ScalarField,
-        s: E::ScalarField,
+        (r, s): (E::ScalarField, E::ScalarField),
+        overlap: bool,
         timings: &mut ProofTimings,
     ) -> Result<Proof<E>, ProveError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if overlap {
+            let sums = self.overlapped(pk, rows, full, timings)?;
+            return Ok(combine(pk, sums, r, s));
+        }
+        #[cfg(target_arch = "wasm32")]
+        let _ = overlap;
+        let sums = self.in_turn(pk, rows, full, timings).await?;
+        Ok(combine(pk, sums, r, s))
+    }
+
+    /// The witness map, then MSM H, B in G2, and A, B in G1 and L, each awaited in turn.
+    async fn in_turn(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        rows: &impl ConstraintRows<E::ScalarField>,
+        full: &[E::ScalarField],
+        timings: &mut ProofTimings,
+    ) -> Result<Sums<E>, ProveError> {
+        let cfg = MsmConfig::default();
+        let t = Instant::now();
+        let mut parts = WitnessMapTimings::default();
+        let h = witness_map_rows_timed(&self.ntt, rows, pk.num_inputs, full, &mut parts).await?;
+        timings.witness_map = t.elapsed().as_secs_f64();
+        timings.witness_map_parts = parts;
+        let t = Instant::now();
+        let h_acc = self
+            .g1
+            .run(MsmRequest::new(&pk.h, &h).config(cfg))
+            .await
+            .and_then(MsmOutput::sum)?;
+        timings.msm_h = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let assignment = PreparedScalars::new(&full[1..]);
+        let b2 = self
+            .g2
+            .run(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
+            .await
+            .and_then(MsmOutput::sum)?;
+        timings.msm_b_g2 = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let sums = self
+            .g1
+            .run(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
+            .await
+            .map(MsmOutput::into_sums)?;
+        let [a, b1, l] = split_a_b_l::<E>(sums)?;
+        timings.msm_a_b_l = t.elapsed().as_secs_f64();
+        Ok(Sums {
+            a,
+            b1,
+            b2,
+            l,
+            h: h_acc,
+        })
+    }
+
+    /// The witness map and MSM H on one host thread, the other MSMs on this one.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn overlapped(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        rows: &impl ConstraintRows<E::ScalarField>,
+        full: &[E::ScalarField],
+        timings: &mut ProofTimings,
+    ) -> Result<Sums<E>, ProveError> {
         let num_inputs = pk.num_inputs;
         let cfg = MsmConfig::default();
         let quotient = || -> Result<_, ProveError> {
@@ -43,9 +130,9 @@ impl<E: GpuPairing> GpuProver<E> {
                     &self.ntt, rows, num_inputs, full, &mut parts,
                 ))
             };
-            let h = match (&self.products_pool, self.overlap) {
-                (Some(pool), true) => pool.install(map),
-                _ => map(),
+            let h = match &self.products_pool {
+                Some(pool) => pool.install(map),
+                None => map(),
             }?;
             let wm = t.elapsed().as_secs_f64();
             let (h_acc, th) = timed(|| {
@@ -82,52 +169,33 @@ impl<E: GpuPairing> GpuProver<E> {
                     .block_on()
                     .map(MsmOutput::into_sums)
             })?;
-            let [a, b1, l]: [E::G1; 3] = sums
-                .try_into()
-                .map_err(|_| ProveError::Msm(MsmError::Config("expected three sums".into())))?;
+            let [a, b1, l] = split_a_b_l::<E>(sums)?;
             Ok(((a, b1, b2, l), (tabl, tb2)))
         };
-        let (quotient, others) = if self.overlap {
-            // Both threads use the G1 pipelines: build them first, once.
-            pollster::block_on(self.g1.build_pipelines())?;
-            std::thread::scope(|scope| {
-                let quotient = scope.spawn(quotient);
-                let others = others();
-                // A panic on the witness-map thread is a bug of ours: pass it on.
-                match quotient.join() {
-                    Ok(q) => (q, others),
-                    Err(p) => std::panic::resume_unwind(p),
-                }
-            })
-        } else {
-            (quotient(), others())
-        };
-        let (h_acc, wm, wm_parts, th) = quotient?;
-        let ((a_acc, b1_acc, b2_acc, l_acc), (tabl, tb2)) = others?;
+        // Both threads use the G1 pipelines: build them first, once.
+        pollster::block_on(self.g1.build_pipelines())?;
+        let (quotient, others) = std::thread::scope(|scope| {
+            let quotient = scope.spawn(quotient);
+            let others = others();
+            // A panic on the witness-map thread is a bug of ours: pass it on.
+            match quotient.join() {
+                Ok(q) => (q, others),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        });
+        let (h, wm, wm_parts, th) = quotient?;
+        let ((a, b1, b2, l), (tabl, tb2)) = others?;
         timings.witness_map = wm;
         timings.witness_map_parts = wm_parts;
         timings.msm_h = th;
         timings.msm_a_b_l = tabl;
         timings.msm_b_g2 = tb2;
-
-        // Groth16::create_proof_with_assignment, term for term.
-        let g_a: E::G1 = pk.points.delta_g1 * r + pk.points.a0 + a_acc + pk.pvk.vk.alpha_g1;
-        let g1_b: E::G1 = if r.is_zero() {
-            E::G1::zero()
-        } else {
-            pk.points.delta_g1 * s + pk.points.b_g1_0 + b1_acc + pk.points.beta_g1
-        };
-        let g2_b: E::G2 = pk.pvk.vk.delta_g2 * s + pk.points.b_g2_0 + b2_acc + pk.pvk.vk.beta_g2;
-        let g_c: E::G1 = g_a * s + g1_b * r - pk.points.delta_g1 * (r * s) + l_acc + h_acc;
-        Ok(Proof {
-            a: g_a.into_affine(),
-            b: g2_b.into_affine(),
-            c: g_c.into_affine(),
-        })
+        Ok(Sums { a, b1, b2, l, h })
     }
 
     /// Small NTTs, eight per submission (about a millisecond of GPU work), until `stop` is
     /// set; a failure ends the warm-up quietly (the proof reports GPU errors itself).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn warm_clock_until(&self, stop: &AtomicBool) {
         const LOG: usize = 14;
         let Some(domain) = Radix2EvaluationDomain::<E::ScalarField>::new(1 << LOG) else {
@@ -153,7 +221,30 @@ impl<E: GpuPairing> GpuProver<E> {
     }
 }
 
+/// Groth16::create_proof_with_assignment's group operations, term for term.
+fn combine<E: GpuPairing>(
+    pk: &PreparedProvingKey<E>,
+    sums: Sums<E>,
+    r: E::ScalarField,
+    s: E::ScalarField,
+) -> Proof<E> {
+    let g_a: E::G1 = pk.points.delta_g1 * r + pk.points.a0 + sums.a + pk.pvk.vk.alpha_g1;
+    let g1_b: E::G1 = if r.is_zero() {
+        E::G1::zero()
+    } else {
+        pk.points.delta_g1 * s + pk.points.b_g1_0 + sums.b1 + pk.points.beta_g1
+    };
+    let g2_b: E::G2 = pk.pvk.vk.delta_g2 * s + pk.points.b_g2_0 + sums.b2 + pk.pvk.vk.beta_g2;
+    let g_c: E::G1 = g_a * s + g1_b * r - pk.points.delta_g1 * (r * s) + sums.l + sums.h;
+    Proof {
+        a: g_a.into_affine(),
+        b: g2_b.into_affine(),
+        c: g_c.into_affine(),
+    }
+}
+
 /// `f()` and its wall time in seconds.
+#[cfg(not(target_arch = "wasm32"))]
 fn timed<T>(f: impl FnOnce() -> Result<T, MsmError>) -> Result<(T, f64), MsmError> {
     let t = Instant::now();
     let v = f()?;

@@ -4,6 +4,7 @@ use ark_relations::gr1cs::SynthesisError;
 use zkgpu_msm::MsmError;
 use zkgpu_ntt::NttError;
 
+#[cfg(not(target_arch = "wasm32"))]
 use crate::cache::CacheError;
 use crate::matrices::MatrixError;
 use crate::qap::WitnessMapError;
@@ -62,6 +63,7 @@ pub enum ProveError {
     )]
     ProofRejected,
     /// A prepared-key cache file could not be used.
+    #[cfg(not(target_arch = "wasm32"))]
     #[error("prepared-key cache: {0}")]
     Cache(#[from] CacheError),
     /// The GPU refused the work, e.g. a prepared key of another context

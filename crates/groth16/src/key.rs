@@ -2,6 +2,7 @@
 //! built once and reused by every proof.
 
 use std::sync::{Arc, OnceLock};
+#[cfg(not(target_arch = "wasm32"))]
 use zkgpu_runtime::BlockOn;
 
 use ark_ec::AffineRepr;
@@ -182,7 +183,16 @@ impl<E: GpuPairing> GpuProver<E> {
     /// Checks `pk` and uploads its five base vectors (with window multiples unless
     /// [`GpuProver::with_folding`] turned them off). The circuit's matrices are learned from
     /// the first proof (or use [`GpuProver::prepare_for`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn prepare(&self, pk: &ProvingKey<E>) -> Result<PreparedProvingKey<E>, ProveError> {
+        self.prepare_async(pk).block_on()
+    }
+
+    /// [`GpuProver::prepare`] without a blocking wait (in a browser, the only way).
+    pub async fn prepare_async(
+        &self,
+        pk: &ProvingKey<E>,
+    ) -> Result<PreparedProvingKey<E>, ProveError> {
         let (num_inputs, domain_size) = check_key(pk)?;
         // L pairs with the witness part of the assignment full[1..], which starts at
         // num_inputs - 1: identities in front align it with A and B.
@@ -197,17 +207,17 @@ impl<E: GpuPairing> GpuProver<E> {
             a_b_l: self
                 .g1
                 .prepare_sets_folded(&a_b_l, fold_for(fold, &self.g1, &a_b_l))
-                .block_on()?,
+                .await?,
             // G2 stays unfolded: its folded bases made the accumulation's gathers slower by
             // more than the reduction saved (docs/PERFORMANCE.md).
             b_g2: self
                 .g2
                 .prepare_sets_folded(&b_g2, fold_for(false, &self.g2, &b_g2))
-                .block_on()?,
+                .await?,
             h: self
                 .g1
                 .prepare_sets_folded(&h, fold_for(fold, &self.g1, &h))
-                .block_on()?,
+                .await?,
             points: KeyPoints {
                 a0: pk.a_query[0],
                 b_g1_0: pk.b_g1_query[0],
@@ -229,6 +239,7 @@ impl<E: GpuPairing> GpuProver<E> {
     /// synthesizes the witness alone. The matrices are trusted to be the key's: a circuit of
     /// the same shape but other constraints makes every proof `ProveError::ProofRejected`
     /// (or `Unsatisfied`), never a wrong proof.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn prepare_for<C>(
         &self,
         pk: &ProvingKey<E>,
@@ -237,7 +248,19 @@ impl<E: GpuPairing> GpuProver<E> {
     where
         C: ConstraintSynthesizer<E::ScalarField>,
     {
-        let prepared = self.prepare(pk)?;
+        self.prepare_for_async(pk, circuit).block_on()
+    }
+
+    /// [`GpuProver::prepare_for`] without a blocking wait (in a browser, the only way).
+    pub async fn prepare_for_async<C>(
+        &self,
+        pk: &ProvingKey<E>,
+        circuit: C,
+    ) -> Result<PreparedProvingKey<E>, ProveError>
+    where
+        C: ConstraintSynthesizer<E::ScalarField>,
+    {
+        let prepared = self.prepare_async(pk).await?;
         let m = circuit_matrices::<E>(circuit)?;
         check_counts(&prepared, m.num_inputs, m.num_witness, m.num_constraints)?;
         prepared.learn_matrices(m);

@@ -16,16 +16,12 @@
 //!   NTTs, three coset NTTs, the quotient and one inverse coset NTT) on the GPU, with data
 //!   resident there between steps. Its output equals `LibsnarkReduction`'s bit for bit.
 
-#[cfg(not(target_arch = "wasm32"))]
 mod assemble;
 #[cfg(not(target_arch = "wasm32"))]
 mod cache;
-#[cfg(not(target_arch = "wasm32"))]
 mod error;
-#[cfg(not(target_arch = "wasm32"))]
 mod key;
 mod matrices;
-#[cfg(not(target_arch = "wasm32"))]
 mod prover;
 mod qap;
 #[cfg(not(target_arch = "wasm32"))]
@@ -34,16 +30,15 @@ mod synth;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use cache::{CacheError, CacheOutcome, key_hash};
-#[cfg(not(target_arch = "wasm32"))]
 pub use error::ProveError;
-#[cfg(not(target_arch = "wasm32"))]
 pub use key::{GpuPairing, PreparedProvingKey};
 pub use matrices::{ConstraintRows, MatrixError, R1csMatrices};
-#[cfg(not(target_arch = "wasm32"))]
 pub use prover::{GpuProver, ProofTimings};
+#[cfg(not(target_arch = "wasm32"))]
+pub use qap::gpu_context;
 pub use qap::{
-    GpuReduction, WitnessMapError, WitnessMapTimings, gpu_context, gpu_witness_maps,
-    witness_map_gpu, witness_map_gpu_timed, witness_map_rows_timed,
+    GpuReduction, WitnessMapError, WitnessMapTimings, gpu_witness_maps, witness_map_gpu,
+    witness_map_gpu_timed, witness_map_rows_timed,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use stream::ProofStream;

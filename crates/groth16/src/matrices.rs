@@ -161,6 +161,7 @@ impl<F: PrimeField> SparseRows<F> {
     }
 
     /// Checks the arrays against each other (a deserialized copy must pass before use).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // cache files are native
     pub(crate) fn check(&self, variables: usize) -> Result<(), String> {
         let rows = self.units.len();
         if self.negs.len() != rows
@@ -262,6 +263,7 @@ impl<F: PrimeField> R1csMatrices<F> {
     }
 
     /// Checks every array against the counts (what a copy read from disk must pass).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // cache files are native
     pub(crate) fn check(&self) -> Result<(), String> {
         for (k, m) in self.m.iter().enumerate() {
             if m.rows() != self.num_constraints {

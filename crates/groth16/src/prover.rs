@@ -4,15 +4,19 @@
 //! fields of `ProvingKey`, term for term as `Groth16::create_proof_with_reduction` does; with
 //! the same `r` and `s` the proof is the same.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use web_time::Instant;
+#[cfg(not(target_arch = "wasm32"))]
 use zkgpu_runtime::BlockOn;
 
 use ark_ec::VariableBaseMSM;
 use ark_ff::PrimeField;
+#[cfg(not(target_arch = "wasm32"))]
 use ark_ff::UniformRand;
 use ark_groth16::{Groth16, Proof};
 use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystemRef, Matrix};
+#[cfg(not(target_arch = "wasm32"))]
 use ark_std::rand::{CryptoRng, RngCore};
 use zkgpu_msm::GpuMsm;
 use zkgpu_ntt::GpuNtt;
@@ -119,12 +123,14 @@ pub struct GpuProver<E: GpuPairing> {
     /// rayon's global one): in the global pool they would hold every worker for the whole
     /// pass, and the MSM thread's short parallel steps (scalars into staging, window sums)
     /// would queue behind them. None if the pool could not be built.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) products_pool: Option<rayon::ThreadPool>,
 }
 
 impl<E: GpuPairing> GpuProver<E> {
     /// The prover on `ctx`.
     pub fn new(ctx: &GpuContext) -> Result<Self, ProveError> {
+        #[cfg(not(target_arch = "wasm32"))]
         let products_pool = rayon::ThreadPoolBuilder::new()
             .num_threads(rayon::current_num_threads())
             .thread_name(|i| format!("zkgpu-witness-map-{i}"))
@@ -144,6 +150,7 @@ impl<E: GpuPairing> GpuProver<E> {
             warm_clock: !ctx.is_software(),
             fold: None,
             stream_workers: (threads / 2).clamp(1, 8),
+            #[cfg(not(target_arch = "wasm32"))]
             products_pool,
         })
     }
@@ -205,6 +212,7 @@ impl<E: GpuPairing> GpuProver<E> {
 
     /// Builds every pipeline a proof uses (MSMs of G1 and G2, the NTT), so that the first
     /// proof does not; run it beside a key's upload.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn build_pipelines(&self) -> Result<(), ProveError> {
         pollster::block_on(self.g1.build_pipelines())?;
         pollster::block_on(self.g2.build_pipelines())?;
@@ -214,6 +222,7 @@ impl<E: GpuPairing> GpuProver<E> {
 
     /// A zero-knowledge proof of `circuit`, with `r` and `s` drawn from `rng` as arkworks
     /// draws them (so the same seeded generator gives ark-groth16's proof).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn prove<C, R>(
         &self,
         pk: &PreparedProvingKey<E>,
@@ -230,6 +239,7 @@ impl<E: GpuPairing> GpuProver<E> {
     }
 
     /// The proof of `circuit` for the given `r` and `s`, and where the time went.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn prove_with_randomness<C>(
         &self,
         pk: &PreparedProvingKey<E>,
@@ -262,6 +272,7 @@ impl<E: GpuPairing> GpuProver<E> {
     /// any thread, for instance while the key loads), for the given `r` and `s`. The key must
     /// hold the circuit's matrices ([`PreparedProvingKey::matrices`]); the witness is checked
     /// against them and the proof verified as in [`GpuProver::prove_with_randomness`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn prove_witness(
         &self,
         pk: &PreparedProvingKey<E>,
@@ -279,6 +290,7 @@ impl<E: GpuPairing> GpuProver<E> {
     /// The proof of a synthesized circuit: checked against the key, assembled on the GPU,
     /// verified. A full synthesis also teaches the key its matrices once its proof verifies;
     /// its constraint system `cs`, where given, names an unsatisfied constraint.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn prove_synthesized(
         &self,
         pk: &PreparedProvingKey<E>,
@@ -287,18 +299,49 @@ impl<E: GpuPairing> GpuProver<E> {
         r: E::ScalarField,
         s: E::ScalarField,
     ) -> Result<(Proof<E>, ProofTimings), ProveError> {
-        self.finish(pk, self.prove_unchecked(pk, syn, cs, r, s)?)
+        let unchecked = self
+            .prove_unchecked(pk, syn, cs, (r, s), self.overlap)
+            .block_on()?;
+        self.finish(pk, unchecked)
+    }
+
+    /// The proof of `circuit` for the given `r` and `s` on this thread: synthesis, then the
+    /// witness map and the five MSMs awaited in turn, then the self-check. No other thread and
+    /// no blocking wait, so it runs in a browser on the page's WebGPU device; natively it is
+    /// the single-threaded path (the same proof as [`GpuProver::prove_with_randomness`]).
+    pub async fn prove_async<C>(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        circuit: C,
+        r: E::ScalarField,
+        s: E::ScalarField,
+    ) -> Result<(Proof<E>, ProofTimings), ProveError>
+    where
+        C: ConstraintSynthesizer<E::ScalarField>,
+    {
+        pk.check_context(&self.ctx)?;
+        let t = Instant::now();
+        let (syn, cs) = synthesize_as(circuit, pk.matrices().is_none())?;
+        let synthesis = t.elapsed().as_secs_f64();
+        let unchecked = self
+            .prove_unchecked(pk, syn, cs.as_ref(), (r, s), false)
+            .await?;
+        let (proof, mut timings) = self.finish(pk, unchecked)?;
+        timings.synthesis = synthesis;
+        timings.total = t.elapsed().as_secs_f64();
+        Ok((proof, timings))
     }
 
     /// [`GpuProver::prove_synthesized`] up to its self-check, which [`GpuProver::finish`]
-    /// does (a proving stream runs it beside the next proof).
-    pub(crate) fn prove_unchecked(
+    /// does (a proving stream runs it beside the next proof); `overlap`: on two host threads
+    /// (native only), else awaited in turn.
+    pub(crate) async fn prove_unchecked(
         &self,
         pk: &PreparedProvingKey<E>,
         syn: Synth<E::ScalarField>,
         cs: Option<&ConstraintSystemRef<E::ScalarField>>,
-        r: E::ScalarField,
-        s: E::ScalarField,
+        (r, s): (E::ScalarField, E::ScalarField),
+        overlap: bool,
     ) -> Result<Unchecked<E>, ProveError> {
         pk.check_context(&self.ctx)?;
         // A device lost or failed earlier is said as such, before any work is recorded.
@@ -311,7 +354,9 @@ impl<E: GpuPairing> GpuProver<E> {
                     return Err(ProveError::NoMatrices);
                 };
                 check_counts(pk, w.num_inputs, w.num_witness(), m.num_constraints)?;
-                let proof = self.assemble(pk, &*m, &w.full_assignment, r, s, &mut timings)?;
+                let proof = self
+                    .assemble(pk, &*m, &w.full_assignment, (r, s), overlap, &mut timings)
+                    .await?;
                 (proof, w.full_assignment, None)
             }
             Synth::Full {
@@ -328,7 +373,10 @@ impl<E: GpuPairing> GpuProver<E> {
                     num_constraints,
                 )?;
                 drop(matrices);
-                let proof = match self.assemble(pk, &m, &w.full_assignment, r, s, &mut timings) {
+                let assembled = self
+                    .assemble(pk, &m, &w.full_assignment, (r, s), overlap, &mut timings)
+                    .await;
+                let proof = match assembled {
                     Err(ProveError::Unsatisfied { index, .. }) => {
                         return Err(ProveError::Unsatisfied {
                             index,

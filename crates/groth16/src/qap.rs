@@ -6,8 +6,10 @@
 //! handle (the caller's, through [`GpuReduction::use_context`], or one made from the
 //! environment on first use) with an NTT engine per supported field.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::any::{Any, TypeId};
 use std::sync::atomic::{AtomicUsize, Ordering};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::{Arc, Mutex, PoisonError};
 
 static GPU_RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -22,10 +24,12 @@ use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_relations::gr1cs::{ConstraintSystemRef, Matrix, SynthesisError};
 use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError, NttField};
+#[cfg(not(target_arch = "wasm32"))]
 use zkgpu_runtime::GpuContext;
 
 use crate::matrices::{ArkRows, ConstraintRows};
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The reduction's engines, all on one context.
 #[derive(Debug)]
 struct Engines {
@@ -34,6 +38,7 @@ struct Engines {
     bls12_377: GpuNtt<ark_bls12_377::Fr>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Engines {
     fn on(ctx: &GpuContext) -> Arc<Self> {
         Arc::new(Self {
@@ -45,8 +50,10 @@ impl Engines {
 }
 
 /// The slot: empty until first use; `Err` holds why no context could be made.
+#[cfg(not(target_arch = "wasm32"))]
 static ENGINES: Mutex<Option<Result<Arc<Engines>, String>>> = Mutex::new(None);
 
+#[cfg(not(target_arch = "wasm32"))]
 fn engines() -> Result<Arc<Engines>, String> {
     let mut slot = ENGINES.lock().unwrap_or_else(PoisonError::into_inner);
     slot.get_or_insert_with(|| {
@@ -61,21 +68,25 @@ fn engines() -> Result<Arc<Engines>, String> {
 /// else the adapter `ZKGPU_ADAPTER` / `ZKGPU_BACKEND` select (see
 /// `zkgpu_runtime::ContextOptions::from_env`), created on first use. `Err` holds why there
 /// is none.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn gpu_context() -> Result<GpuContext, String> {
     engines().map(|e| e.ctx.clone())
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// A field [`GpuReduction`] runs on the GPU, with its engine in the slot.
 trait ReductionField: NttField {
     fn engine(engines: &Engines) -> &GpuNtt<Self>;
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl ReductionField for ark_bls12_381::Fr {
     fn engine(engines: &Engines) -> &GpuNtt<Self> {
         &engines.bls12_381
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl ReductionField for ark_bls12_377::Fr {
     fn engine(engines: &Engines) -> &GpuNtt<Self> {
         &engines.bls12_377
@@ -83,6 +94,7 @@ impl ReductionField for ark_bls12_377::Fr {
 }
 
 /// `xs` as a slice of `G` when `F` is `G`, without copying.
+#[cfg(not(target_arch = "wasm32"))]
 #[allow(unsafe_code)]
 fn same_type<F: 'static, G: 'static>(xs: &[F]) -> Option<&[G]> {
     (TypeId::of::<F>() == TypeId::of::<G>()).then(|| {
@@ -100,6 +112,7 @@ fn same_type<F: 'static, G: 'static>(xs: &[F]) -> Option<&[G]> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GpuReduction;
 
+#[cfg(not(target_arch = "wasm32"))]
 impl GpuReduction {
     /// Runs this process's reductions on `ctx` from now on (a clone of the handle is kept),
     /// instead of a context of their own made from the environment: one device and one set
@@ -194,9 +207,11 @@ fn dispatch<F: PrimeField, G: ReductionField>(
     }
 }
 
-/// In the browser there is no blocking wait: the reduction runs on the CPU there.
+/// In the browser there is no blocking wait: the reduction runs on the CPU there (a page
+/// proves on the GPU through `GpuProver::prove_async`).
 #[cfg(target_arch = "wasm32")]
-fn dispatch<F: PrimeField, G: ReductionField>(
+#[allow(clippy::extra_unused_type_parameters)] // the native dispatch's signature
+fn dispatch<F: PrimeField, G: NttField>(
     _matrices: &[Matrix<F>],
     _num_inputs: usize,
     _num_constraints: usize,

@@ -7,6 +7,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
+use zkgpu_runtime::BlockOn;
 
 use ark_ff::UniformRand;
 use ark_groth16::Proof;
@@ -255,7 +256,11 @@ where
             let (checked, proved) = std::thread::scope(|scope| {
                 let check = pending.map(|p| scope.spawn(move || finish(p)));
                 let proved = job.map(|(syn, secs, r, s)| {
-                    let u = syn.and_then(|syn| prover.prove_unchecked(pk, syn, None, r, s));
+                    let u = syn.and_then(|syn| {
+                        prover
+                            .prove_unchecked(pk, syn, None, (r, s), prover.overlap)
+                            .block_on()
+                    });
                     (u, secs)
                 });
                 let checked = check.map(|h| match h.join() {
