@@ -13,7 +13,7 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use zkgpu_circuits::{AnyCircuit, Family};
 use zkgpu_groth16::{GpuPairing, GpuProver, PreparedProvingKey};
-use zkgpu_runtime::{ContextOptions, GpuContext};
+use zkgpu_runtime::{BlockOn, ContextOptions, GpuContext};
 
 use crate::prove_keys::{KeyFiles, cache_dir};
 use crate::prove_report::{Report, Step, StreamRun, secs};
@@ -82,6 +82,10 @@ pub struct ProveArgs {
     /// Run every stage alone (no second host thread): a clean per-stage profile, slower.
     #[arg(long)]
     sequential: bool,
+    /// Make the timed proofs with `GpuProver::prove_async`: one thread, no blocking wait,
+    /// synthesis and every GPU stage awaited in turn (what a browser runs).
+    #[arg(long)]
+    single_thread: bool,
     /// Do not run small NTTs during synthesis to keep the GPU's clock up
     /// (`GpuProver::with_clock_warmup`).
     #[arg(long)]
@@ -288,7 +292,11 @@ fn timed_proofs<E: GpuPairing<ScalarField: Absorb>>(
             E::ScalarField::rand(&mut rng),
             E::ScalarField::rand(&mut rng),
         );
-        let (proof, t) = prover.prove_with_randomness(prepared, c.clone(), r, s)?;
+        let (proof, t) = if args.single_thread {
+            prover.prove_async(prepared, c.clone(), r, s).block_on()?
+        } else {
+            prover.prove_with_randomness(prepared, c.clone(), r, s)?
+        };
         step.done(&format!(
             "(synthesis {}, GPU part {})",
             secs(t.synthesis),
