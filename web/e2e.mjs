@@ -2,7 +2,8 @@
 // Chromium's software WebGPU adapter (SwiftShader), waits for the page's verdict in its
 // title, prints the table and exits 0 only when every result equals arkworks'.
 // Driven by playwright-core (web/package.json; `scripts/web.sh test` installs it).
-// `node web/e2e.mjs [--msm LOG2] [--ntt LOG2] [--timeout SECONDS]`; env CHROMIUM overrides
+// `node web/e2e.mjs [--msm LOG2] [--ntt LOG2] [--prove LOG2] [--depth D] [--timeout SECONDS]`
+// (`--prove 0`: no Groth16 proof); env CHROMIUM overrides
 // the browser binary.
 import { existsSync } from "node:fs";
 import { chromium as driver } from "playwright-core";
@@ -14,6 +15,8 @@ const arg = (name, dflt) => {
 };
 const logMsm = Number(arg("msm", 10));
 const logNtt = Number(arg("ntt", 12));
+const logProve = Number(arg("prove", 10));
+const depth = Number(arg("depth", 2));
 const timeoutS = Number(arg("timeout", 600));
 const chromium = process.env.CHROMIUM ??
   ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find(existsSync);
@@ -34,7 +37,7 @@ const server = await serve(0);
   }
   console.log("server: a malformed URL gets 400, and the page is still served");
 }
-const url = `http://127.0.0.1:${server.address().port}/index.html?msm=${logMsm}&ntt=${logNtt}`;
+const url = `http://127.0.0.1:${server.address().port}/index.html?msm=${logMsm}&ntt=${logNtt}&prove=${logProve}&depth=${depth}`;
 const browser = await driver.launch({
   executablePath: chromium,
   headless: true,
@@ -57,16 +60,17 @@ try {
   const r = await page.evaluate(() => window.zkgpuReport ?? null);
   console.log(`page title: ${title}\npage status: ${status}`);
   if (r) {
-    console.log(`${"computation".padEnd(34)} ${"n".padStart(7)} ${"first ms".padStart(10)} ` +
+    console.log(`${"computation".padEnd(44)} ${"n".padStart(7)} ${"first ms".padStart(10)} ` +
       `${"GPU ms".padStart(10)} ${"CPU ms".padStart(10)}  check`);
     for (const row of r.rows) {
       const ms = (x) => (x ?? NaN).toFixed(1).padStart(10);
-      console.log(`${row.what.padEnd(34)} ${String(row.n).padStart(7)} ` +
+      console.log(`${row.what.padEnd(44)} ${String(row.n).padStart(7)} ` +
         `${ms(row.first_ms)} ${ms(row.gpu_ms)} ${ms(row.cpu_ms)}  ` +
         `${row.ok ? "equal to arkworks" : "DIFFERS"}`);
     }
   }
-  code = title === "zkgpu: PASS" && r && r.ok && r.rows.length === 4 ? 0 : 1;
+  const rows = logProve > 0 ? 5 : 4;
+  code = title === "zkgpu: PASS" && r && r.ok && r.rows.length === rows ? 0 : 1;
 } catch (e) {
   console.error(`error: ${e.message}`);
 }

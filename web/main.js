@@ -7,6 +7,9 @@ const status = document.getElementById("status");
 const params = new URLSearchParams(location.search);
 const logMsm = Number(params.get("msm") ?? 10);
 const logNtt = Number(params.get("ntt") ?? 12);
+// A Groth16 proof of Poseidon Merkle paths of this depth in 2^prove constraints (0: none).
+const logProve = Number(params.get("prove") ?? 10);
+const depth = Number(params.get("depth") ?? 2);
 
 function finish(title, text) {
   status.textContent = text;
@@ -22,8 +25,9 @@ try {
     finish("ERROR no WebGPU adapter", `This browser ${why}. The wasm module loaded; arkworks ` +
       `alone ran a 2^10 MSM in it in ${ms.toFixed(1)} ms.`);
   } else {
-    status.textContent = `running: MSM of 2^${logMsm} points, NTTs of 2^${logNtt} elements ...`;
-    const report = JSON.parse(await run(logMsm, logNtt));
+    const proof = logProve > 0 ? `, a Groth16 proof of 2^${logProve} constraints` : "";
+    status.textContent = `running: MSM of 2^${logMsm} points, NTTs of 2^${logNtt} elements${proof} ...`;
+    const report = JSON.parse(await run(logMsm, logNtt, logProve, depth));
     window.zkgpuReport = report;
     const body = document.querySelector("#results tbody");
     for (const r of report.rows) {

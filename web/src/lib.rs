@@ -1,6 +1,7 @@
-//! zkgpu in the browser. [`run_suite`] runs a BLS12-381 G1 MSM and BLS12-381 Fr NTTs (forward,
-//! inverse, and forward on a coset) on a GPU context, repeats each on the CPU with arkworks,
-//! and reports times and whether the results agree. In a wasm32 build the page
+//! zkgpu in the browser. [`run_suite`] runs a BLS12-381 G1 MSM, BLS12-381 Fr NTTs (forward,
+//! inverse, and forward on a coset) and a Groth16 proof ([`prove::prove_merkle`]) on a GPU
+//! context, repeats each on the CPU with arkworks, and reports times and whether the results
+//! agree. In a wasm32 build the page
 //! (`web/index.html`, driven by `scripts/web.sh`) calls it through the exported `run`, on the
 //! browser's WebGPU, with arkworks compiled into the same module; natively, the tests run the
 //! same suite on whatever adapter wgpu finds.
@@ -15,6 +16,8 @@ use zkgpu_msm::GpuMsm;
 use zkgpu_msm::{MsmOutput, MsmRequest};
 use zkgpu_ntt::GpuNtt;
 use zkgpu_runtime::GpuContext;
+
+pub mod prove;
 
 type G1 = <Bls12_381G1 as GpuCurve>::Projective;
 type Fr = ark_bls12_381::Fr;
@@ -81,10 +84,29 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// Runs an MSM of `2^log_msm` random BLS12-381 G1 points and NTTs of `2^log_ntt` random
-/// BLS12-381 Fr elements on `ctx`, each checked against arkworks on the same inputs (fixed
-/// seed). Errors of the GPU are returned as text.
-pub async fn run_suite(ctx: &GpuContext, log_msm: u32, log_ntt: u32) -> Result<Report, String> {
+/// What [`run_suite`] runs: an MSM of `2^msm` points, NTTs of `2^ntt` elements, and a Groth16
+/// proof of Merkle paths of depth `depth` in `2^prove` constraints (none when `prove` is 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    /// log2 of the MSM's points.
+    pub msm: u32,
+    /// log2 of the NTTs' elements.
+    pub ntt: u32,
+    /// log2 of the proof's constraint budget, 0 for no proof.
+    pub prove: u32,
+    /// The Merkle paths' depth.
+    pub depth: usize,
+}
+
+/// Runs an MSM of random BLS12-381 G1 points, NTTs of random BLS12-381 Fr elements and a
+/// Groth16 proof on `ctx` as `sizes` asks, each checked against arkworks on the same inputs
+/// (fixed seed). Errors of the GPU are returned as text.
+pub async fn run_suite(ctx: &GpuContext, sizes: Sizes) -> Result<Report, String> {
+    let Sizes {
+        msm: log_msm,
+        ntt: log_ntt,
+        ..
+    } = sizes;
     if log_msm > 20 || log_ntt > 22 {
         return Err(format!(
             "sizes 2^{log_msm} and 2^{log_ntt} are beyond this page (at most 2^20 and 2^22)"
@@ -177,6 +199,9 @@ pub async fn run_suite(ctx: &GpuContext, log_msm: u32, log_ntt: u32) -> Result<R
             ok: results.iter().all(|r| *r == want),
         });
     }
+    if sizes.prove > 0 {
+        rows.push(prove::prove_merkle(ctx, sizes.prove, sizes.depth).await?);
+    }
     let info = ctx.info();
     Ok(Report {
         adapter: info.name.clone(),
@@ -191,14 +216,38 @@ mod page {
     use wasm_bindgen::prelude::*;
     use zkgpu_runtime::{ContextOptions, GpuContext};
 
-    /// Opens the browser's WebGPU adapter and runs [`super::run_suite`]; resolves to the
+    #[wasm_bindgen]
+    extern "C" {
+        #[wasm_bindgen(js_namespace = console)]
+        fn error(s: &str);
+    }
+
+    /// A panic's message on the console (a wasm panic otherwise shows only "unreachable").
+    fn log_panics() {
+        std::panic::set_hook(Box::new(|info| error(&format!("zkgpu panicked: {info}"))));
+    }
+
+    /// Opens the browser's WebGPU adapter and runs [`super::run_suite`] (`log_prove` 0: no
+    /// proof); resolves to the
     /// report as JSON, or rejects with the error's text (no adapter, a GPU error).
     #[wasm_bindgen]
-    pub async fn run(log_msm: u32, log_ntt: u32) -> Result<String, JsValue> {
+    pub async fn run(
+        log_msm: u32,
+        log_ntt: u32,
+        log_prove: u32,
+        depth: u32,
+    ) -> Result<String, JsValue> {
+        log_panics();
         let ctx = GpuContext::new(ContextOptions::default())
             .await
             .map_err(|e| JsValue::from_str(&e.to_string()))?;
-        let report = super::run_suite(&ctx, log_msm, log_ntt)
+        let sizes = super::Sizes {
+            msm: log_msm,
+            ntt: log_ntt,
+            prove: log_prove,
+            depth: depth as usize,
+        };
+        let report = super::run_suite(&ctx, sizes)
             .await
             .map_err(|e| JsValue::from_str(&e))?;
         Ok(report.to_json())

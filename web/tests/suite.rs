@@ -4,22 +4,36 @@
 #![allow(clippy::unwrap_used)]
 
 use zkgpu_runtime::GpuContext;
-use zkgpu_web::{Report, Row, run_suite};
+use zkgpu_web::{Report, Row, Sizes, run_suite};
 
 #[test]
 fn page_suite_agrees_with_arkworks() {
     let ctx = GpuContext::from_env_blocking().unwrap_or_else(|e| panic!("{e}"));
-    let report = pollster::block_on(run_suite(&ctx, 8, 10)).unwrap();
-    assert_eq!(report.rows.len(), 4, "{report:?}");
+    let sizes = Sizes {
+        msm: 8,
+        ntt: 10,
+        prove: 10,
+        depth: 2,
+    };
+    let report = pollster::block_on(run_suite(&ctx, sizes)).unwrap();
+    assert_eq!(report.rows.len(), 5, "{report:?}");
     assert!(report.ok(), "{report:?}");
     assert_eq!(report.rows[0].n, 256);
-    assert!(report.rows[1..].iter().all(|r| r.n == 1024));
+    assert!(report.rows[1..4].iter().all(|r| r.n == 1024));
+    assert!(
+        report.rows[4].what.starts_with("Groth16 proof"),
+        "{report:?}"
+    );
+    assert_eq!(report.rows[4].n, 1024);
     let json = report.to_json();
     assert!(json.starts_with(r#"{"adapter":"#), "{json}");
     assert!(json.contains(r#""ok":true,"rows":[{"what":"MSM, BLS12-381 G1","n":256"#));
-    assert_eq!(json.matches(r#""ok":true}"#).count(), 4, "{json}");
+    assert_eq!(json.matches(r#""ok":true}"#).count(), 5, "{json}");
     // Sizes beyond the page's are refused, not attempted.
-    assert!(pollster::block_on(run_suite(&ctx, 30, 10)).is_err());
+    let too_big = Sizes { msm: 30, ..sizes };
+    assert!(pollster::block_on(run_suite(&ctx, too_big)).is_err());
+    let too_deep = Sizes { depth: 40, ..sizes };
+    assert!(pollster::block_on(run_suite(&ctx, too_deep)).is_err());
 }
 
 #[test]
