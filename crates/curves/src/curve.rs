@@ -250,7 +250,7 @@ sw_curve!(
     Bls12_381G1, ark_bls12_381::g1::Config, ark_bls12_381::Fq, 0
 );
 sw_curve!(
-    /// BLS12-381 G2 (over Fq2 = Fq[u]/(u^2 + 1)).
+    /// BLS12-381 G2 (over Fq2 = `Fq[u]/(u^2 + 1)`).
     Bls12_381G2, ark_bls12_381::g2::Config, ark_bls12_381::Fq, 1
 );
 sw_curve!(
@@ -258,7 +258,7 @@ sw_curve!(
     Bls12_377G1, ark_bls12_377::g1::Config, ark_bls12_377::Fq, 0
 );
 sw_curve!(
-    /// BLS12-377 G2 (over Fq2 = Fq[u]/(u^2 + 5)).
+    /// BLS12-377 G2 (over Fq2 = `Fq[u]/(u^2 + 5)`).
     Bls12_377G2, ark_bls12_377::g2::Config, ark_bls12_377::Fq, 5
 );
 

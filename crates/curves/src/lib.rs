@@ -20,3 +20,6 @@ pub use curve::{
 };
 pub use registry::Group;
 pub use vm::{Program, RunStats, VmError};
+/// The registry's list of groups (`zkgpu_shaders::for_each_group!`): each variant of [`Group`] names
+/// its [`GpuCurve`] type here.
+pub use zkgpu_shaders::for_each_group;

@@ -1,28 +1,9 @@
-//! The groups zkgpu runs on: [`Group`], the registry `zkgpu-shaders` keeps (one line per
-//! group), tied here to the [`crate::GpuCurve`] types. [`for_each_group!`](crate::for_each_group)
-//! lists the types, and everything that needs them in turn derives from it: the dispatch from
-//! a runtime choice to a type ([`with_group!`](crate::with_group)), the command-line names,
-//! the benchmarks' lists and the test macros. A test checks the two lists agree.
+//! The groups zkgpu runs on: [`Group`] and `for_each_group!`, the registry `zkgpu-shaders`
+//! keeps (one line per group), tied here to the [`crate::GpuCurve`] types, which are named as
+//! the variants: the dispatch from a runtime choice to a type ([`with_group!`](crate::with_group)),
+//! the command-line names, the benchmarks' lists and the test macros derive from it.
 
 pub use zkgpu_shaders::Group;
-
-/// Calls `$callback! { $($args)* ; (Type, module_name) ... }` with every group's
-/// [`crate::GpuCurve`] type (named as its [`Group`] variant) and a snake-case name, in the
-/// order of [`Group::ALL`]: test files write their per-group tests once and generate them for
-/// every group with `for_each_group!(my_tests)`.
-#[macro_export]
-macro_rules! for_each_group {
-    ($($callback:ident)::+ $(, $($args:tt)*)?) => {
-        $($callback)::+! {
-            $($($args)*)? ;
-            (Bls12_381G1, bls12_381_g1)
-            (Bls12_381G2, bls12_381_g2)
-            (Bls12_377G1, bls12_377_g1)
-            (Bls12_377G2, bls12_377_g2)
-            (EdOnBls12_377, ed_on_bls12_377)
-        }
-    };
-}
 
 /// Evaluates `$body` with the type alias `$C` bound to `$group`'s [`crate::GpuCurve`] type:
 /// `with_group!(group, C => run::<C>(args))`.

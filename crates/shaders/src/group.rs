@@ -1,11 +1,28 @@
 //! The registry of the groups zkgpu runs on: one line per group below, from which every list
-//! of groups derives (the curve-VM modules here; in `zkgpu-curves` the command-line names, the
-//! dispatch from a runtime choice to a type, the benchmarks' lists and the test macros).
+//! of groups derives: the curve-VM modules here, `for_each_group!`, and through it, in
+//! `zkgpu-curves`, the dispatch from a runtime choice to a type (`with_group!`), the
+//! command-line names, the benchmarks' lists and the test macros. A group's line and its
+//! `GpuCurve` type (its arkworks types, named as its variant) are all that adding one takes.
 
 use crate::compose::FieldModule;
 
 macro_rules! groups {
-    ($($(#[$doc:meta])* $g:ident: $id:literal, $name:literal, $field:ident, $scalar:expr, $degree:literal;)*) => {
+    // `$d` is a `$` passed in, for the macro this one defines.
+    ($d:tt; $($(#[$doc:meta])* $g:ident: $id:ident, $name:literal, $field:ident, $scalar:expr, $degree:literal;)*) => {
+        /// Calls `$callback! { $($args)* ; (Group, module_name) ... }` with every group's
+        /// variant (which `zkgpu-curves` also names its `GpuCurve` type) and its snake-case
+        /// id, in the order of [`Group::ALL`]: test files write their per-group tests once
+        /// and generate them for every group with `zkgpu_curves::for_each_group!(my_tests)`.
+        #[macro_export]
+        macro_rules! for_each_group {
+            ($d($d callback:ident)::+ $d(, $d($d args:tt)*)?) => {
+                $d($d callback)::+! {
+                    $d($d($d args)*)? ;
+                    $(($g, $id))*
+                }
+            };
+        }
+
         /// A group whose formulas run on the curve VM (`shaders/kernels/curve_vm.wgsl`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Group {
@@ -19,7 +36,7 @@ macro_rules! groups {
             /// Stable identifier (module names, cache keys): `bls12_381_g1`, ...
             pub const fn id(self) -> &'static str {
                 match self {
-                    $(Group::$g => $id,)*
+                    $(Group::$g => stringify!($id),)*
                 }
             }
 
@@ -56,16 +73,17 @@ macro_rules! groups {
 }
 
 groups! {
+    $;
     /// BLS12-381 G1.
-    Bls12_381G1: "bls12_381_g1", "bls12-381-g1", Bls12_381Fq, Some(FieldModule::Bls12_381Fr), 1;
+    Bls12_381G1: bls12_381_g1, "bls12-381-g1", Bls12_381Fq, Some(FieldModule::Bls12_381Fr), 1;
     /// BLS12-381 G2 (Fq2 coordinates as pairs of Fq registers).
-    Bls12_381G2: "bls12_381_g2", "bls12-381-g2", Bls12_381Fq, Some(FieldModule::Bls12_381Fr), 2;
+    Bls12_381G2: bls12_381_g2, "bls12-381-g2", Bls12_381Fq, Some(FieldModule::Bls12_381Fr), 2;
     /// BLS12-377 G1.
-    Bls12_377G1: "bls12_377_g1", "bls12-377-g1", Bls12_377Fq, Some(FieldModule::Bls12_377Fr), 1;
+    Bls12_377G1: bls12_377_g1, "bls12-377-g1", Bls12_377Fq, Some(FieldModule::Bls12_377Fr), 1;
     /// BLS12-377 G2 (Fq2 coordinates as pairs of Fq registers).
-    Bls12_377G2: "bls12_377_g2", "bls12-377-g2", Bls12_377Fq, Some(FieldModule::Bls12_377Fr), 2;
+    Bls12_377G2: bls12_377_g2, "bls12-377-g2", Bls12_377Fq, Some(FieldModule::Bls12_377Fr), 2;
     /// ed-on-bls12-377.
-    EdOnBls12_377: "ed_on_bls12_377", "ed-on-bls12-377", Bls12_377Fr, None, 1;
+    EdOnBls12_377: ed_on_bls12_377, "ed-on-bls12-377", Bls12_377Fr, None, 1;
 }
 
 impl Group {
