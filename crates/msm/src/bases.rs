@@ -196,6 +196,10 @@ impl<C: GpuCurve> GpuMsm<C> {
     /// the default window width, still fit in one part (one storage binding), so that folding
     /// costs no extra pass; 1 if even the plain bases need several parts.
     pub fn folds_in_one_part(&self, len: usize, sets: usize) -> u32 {
+        // Parts capped below the bases' length (`with_max_part`): no level fits one part.
+        if self.max_part.is_some_and(|m| m < len) {
+            return 1;
+        }
         folds_in_one_part_for::<C>(len, sets, self.ctx.max_binding_bytes())
     }
 
@@ -213,7 +217,8 @@ impl<C: GpuCurve> GpuMsm<C> {
         }
         let folds = fold.map_or(1, |f| f.folds as usize);
         let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
-        let part = part_len_for::<C>(self.ctx.max_binding_bytes(), sets.len(), fold);
+        let most = part_len_for::<C>(self.ctx.max_binding_bytes(), sets.len(), fold);
+        let part = self.max_part.map_or(most, |m| m.min(most));
         let identity = encode_affine_packed::<C>(&[<C::Affine as ark_ec::AffineRepr>::zero()]);
         let parts = (0..len.div_ceil(part))
             .map(|k| {

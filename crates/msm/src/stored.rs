@@ -206,7 +206,10 @@ impl<C: GpuCurve> GpuMsm<C> {
                 want
             }
         };
-        let most = self.part_len_sets(layout.sets * fold.map_or(1, |f| f.folds as usize));
+        // The parts `upload_sets` would make here: these bases' fold layout within the
+        // binding limit (and `with_max_part`).
+        let most = crate::bases::part_len_for::<C>(self.ctx.max_binding_bytes(), layout.sets, fold);
+        let most = self.max_part.map_or(most, |m| m.min(most));
         let mut next = 0usize;
         for &(start, len) in &layout.parts {
             if start != next || len == 0 || len > most {
