@@ -130,11 +130,8 @@ impl Shape {
 
     /// Bytes of the buffers a narrower window shrinks (bucket sums, chunk sums, entries).
     fn window_buffers<C: GpuCurve>(&self) -> u64 {
-        let point = C::acc_words() as u64 * 4;
-        let sums = u64::from(self.slots) * point;
-        let partials = u64::from(self.chunk_slots) * point;
-        let entries = u64::from(self.windows) * u64::from(self.n) * u64::from(self.load) * 4;
-        sums.max(partials).max(entries)
+        let b = self.buffer_bytes::<C>();
+        b.sums.max(b.partials).max(b.entries)
     }
 
     pub(crate) fn with_window<C: GpuCurve>(
