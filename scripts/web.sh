@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The browser page (web/): an MSM and NTTs on the browser's WebGPU, checked against arkworks
-# compiled into the same wasm module.
+# The browser page (web/): an MSM, NTTs and a Groth16 proof on the browser's WebGPU, checked
+# against arkworks compiled into the same wasm module; build and serve also write the proving
+# key the page fetches (web/pkg/keys/, by the native example merkle_key).
 #   scripts/web.sh build               wasm32 build + JS glue into web/pkg
 #   scripts/web.sh serve [PORT]        build, then serve web/ on http://127.0.0.1:PORT (8080)
-#   scripts/web.sh test [--msm K] [--ntt K] [--timeout S]
+#   scripts/web.sh test [--msm K] [--ntt K] [--prove K] [--depth D] [--timeout S]
 #                                      build, then run the page in headless Chromium with its
 #                                      software WebGPU adapter; exits non-zero unless every
 #                                      result equals arkworks'
@@ -36,17 +37,40 @@ build() {
   echo "built web/pkg ($(du -sh web/pkg | cut -f1))" >&2
 }
 
+# The proving key the page fetches for 2^$1 constraints of depth-$2 Merkle paths
+# (web/pkg/keys/merkle-$1-$2.pk), made natively from the page's fixed seed.
+key() {
+  local file=web/pkg/keys/merkle-$1-$2.pk
+  [[ -f $file ]] && return
+  mkdir -p web/pkg/keys
+  cargo run --quiet -p zkgpu-web --example merkle_key -- "$1" "$2" "$file"
+}
+
+# The value of --NAME in the arguments, else DEFAULT.
+arg() {
+  local name=$1 dflt=$2
+  shift 2
+  while (($#)); do
+    [[ $1 == "--$name" ]] && { echo "${2:-$dflt}"; return; }
+    shift
+  done
+  echo "$dflt"
+}
+
 cmd=${1:-test}
 shift || true
 case $cmd in
-  build) build ;;
+  build) build; key 10 2 ;;
   serve)
     build
+    key 10 2
     need node "install Node.js 18 or newer"
     exec node web/serve.mjs "${1:-8080}"
     ;;
   test)
     build
+    prove=$(arg prove 10 "$@")
+    ((prove > 0)) && key "$prove" "$(arg depth 2 "$@")"
     need node "install Node.js 18 or newer"
     if [[ -z ${CHROMIUM:-} ]] && [[ ! -x /usr/lib/chromium/chromium ]] && ! command -v chromium >/dev/null; then
       bash scripts/apt-install.sh "no Chromium found (the page test drives headless Chromium)" chromium
@@ -59,7 +83,7 @@ case $cmd in
     exec node web/e2e.mjs "$@"
     ;;
   *)
-    echo "usage: scripts/web.sh build | serve [PORT] | test [--msm K] [--ntt K] [--timeout S]" >&2
+    echo "usage: scripts/web.sh build | serve [PORT] | test [--msm K] [--ntt K] [--prove K] [--depth D] [--timeout S]" >&2
     exit 2
     ;;
 esac

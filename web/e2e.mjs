@@ -6,6 +6,7 @@
 // (`--prove 0`: no Groth16 proof); env CHROMIUM overrides
 // the browser binary.
 import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { chromium as driver } from "playwright-core";
 import { serve } from "./serve.mjs";
 
@@ -71,6 +72,17 @@ try {
   }
   const rows = logProve > 0 ? 5 : 4;
   code = title === "zkgpu: PASS" && r && r.ok && r.rows.length === rows ? 0 : 1;
+  if (logProve > 0 && r?.proof) {
+    console.log(`proof: ${r.proof.detail}`);
+    // Where the server has the key (scripts/web.sh writes it), the page must have used it.
+    const served = existsSync(fileURLToPath(new URL(`pkg/keys/merkle-${logProve}-${depth}.pk`, import.meta.url)));
+    if (served && r.proof.keySource !== "served") {
+      console.error(`error: the server has the proving key, but the page's key was ${r.proof.keySource}`);
+      code = 1;
+    }
+  } else if (logProve > 0) {
+    code = 1;
+  }
 } catch (e) {
   console.error(`error: ${e.message}`);
 }

@@ -17,6 +17,7 @@ use zkgpu_msm::{MsmOutput, MsmRequest};
 use zkgpu_ntt::GpuNtt;
 use zkgpu_runtime::GpuContext;
 
+pub mod api;
 pub mod prove;
 
 type G1 = <Bls12_381G1 as GpuCurve>::Projective;
@@ -212,62 +213,4 @@ pub async fn run_suite(ctx: &GpuContext, sizes: Sizes) -> Result<Report, String>
 
 /// The page's entry points.
 #[cfg(target_arch = "wasm32")]
-mod page {
-    use wasm_bindgen::prelude::*;
-    use zkgpu_runtime::{ContextOptions, GpuContext};
-
-    #[wasm_bindgen]
-    extern "C" {
-        #[wasm_bindgen(js_namespace = console)]
-        fn error(s: &str);
-    }
-
-    /// A panic's message on the console (a wasm panic otherwise shows only "unreachable").
-    fn log_panics() {
-        std::panic::set_hook(Box::new(|info| error(&format!("zkgpu panicked: {info}"))));
-    }
-
-    /// Opens the browser's WebGPU adapter and runs [`super::run_suite`] (`log_prove` 0: no
-    /// proof); resolves to the
-    /// report as JSON, or rejects with the error's text (no adapter, a GPU error).
-    #[wasm_bindgen]
-    pub async fn run(
-        log_msm: u32,
-        log_ntt: u32,
-        log_prove: u32,
-        depth: u32,
-    ) -> Result<String, JsValue> {
-        log_panics();
-        let ctx = GpuContext::new(ContextOptions::default())
-            .await
-            .map_err(|e| JsValue::from_str(&e.to_string()))?;
-        let sizes = super::Sizes {
-            msm: log_msm,
-            ntt: log_ntt,
-            prove: log_prove,
-            depth: depth as usize,
-        };
-        let report = super::run_suite(&ctx, sizes)
-            .await
-            .map_err(|e| JsValue::from_str(&e))?;
-        Ok(report.to_json())
-    }
-
-    /// arkworks alone in this module: an MSM of `2^log_n` points on the CPU, milliseconds
-    /// (the page shows it when the browser has no WebGPU adapter).
-    #[wasm_bindgen]
-    pub fn cpu_msm_ms(log_n: u32) -> f64 {
-        use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
-        use ark_ff::UniformRand;
-        use ark_std::rand::{SeedableRng, rngs::StdRng};
-        let mut rng = StdRng::seed_from_u64(1);
-        let n = 1usize << log_n.min(16);
-        let g = super::G1::generator();
-        let points: Vec<super::G1> = (1..=n as u64).map(|k| g * super::Fr::from(k)).collect();
-        let bases = super::G1::normalize_batch(&points);
-        let scalars: Vec<super::Fr> = (0..n).map(|_| super::Fr::rand(&mut rng)).collect();
-        let t = web_time::Instant::now();
-        let _ = super::G1::msm(&bases, &scalars);
-        super::ms(t)
-    }
-}
+mod page;
