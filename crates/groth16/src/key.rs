@@ -194,6 +194,13 @@ impl<E: GpuPairing> GpuProver<E> {
         pk: &ProvingKey<E>,
     ) -> Result<PreparedProvingKey<E>, ProveError> {
         let (num_inputs, domain_size) = check_key(pk)?;
+        // The witness map's batch of three transforms must fit this device's bindings: a key
+        // too large for them is refused here, before its bases are uploaded.
+        zkgpu_ntt::buffer_plan(
+            domain_size.trailing_zeros(),
+            crate::qap::WITNESS_MAP_BATCH,
+            self.ctx.max_binding_bytes(),
+        )?;
         // L pairs with the witness part of the assignment full[1..], which starts at
         // num_inputs - 1: identities in front align it with A and B.
         let l_aligned: Vec<E::G1Affine> = std::iter::repeat_n(E::G1Affine::zero(), num_inputs - 1)

@@ -237,6 +237,9 @@ pub enum WitnessMapError {
     Ntt(#[from] NttError),
 }
 
+/// The vectors the witness map transforms as one batch: `A z`, `B z`, `C z`.
+pub(crate) const WITNESS_MAP_BATCH: usize = 3;
+
 /// `LibsnarkReduction::witness_map_from_matrices` with the transforms and the quotient on the
 /// GPU: the sparse products `A z`, `B z`, `C z` on the CPU cores, written straight into the
 /// upload's staging memory, then seven NTTs and one elementwise kernel on the GPU, and one
@@ -327,7 +330,7 @@ pub async fn witness_map_rows_timed<F: NttField>(
     // memory (no vectors on the host). Row n_c + j of A z is the instance's z_j, as in
     // ark-groth16.
     let t = clock();
-    let mut dv = ntt.zeroed(n, 3)?;
+    let mut dv = ntt.zeroed(n, WITNESS_MAP_BATCH)?;
     let unsatisfied = AtomicUsize::new(usize::MAX);
     let zero = F::zero();
     ntt.write_rows(&dv, |row, blocks| {

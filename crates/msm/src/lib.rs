@@ -20,6 +20,7 @@
 //! part), `stored` (prepared bases to and from disk).
 
 mod bases;
+mod budget;
 mod combine;
 mod config;
 mod digits;
@@ -38,6 +39,7 @@ mod timings;
 use zkgpu_runtime::GpuError;
 
 pub use bases::{Fold, MAX_FOLDS, PreparedBases};
+pub use budget::buffer_plan;
 pub use config::{
     DEFAULT_TREE_GROUP, MAX_DEFAULT_CHUNK, MAX_FOLDED_DEFAULT_WINDOW, MAX_WINDOW_BITS, MsmConfig,
     SCRATCH_POOL, default_chunk, default_chunk_group, default_folded_window_bits,

@@ -149,43 +149,6 @@ fn default_windows_narrow_to_fit_small_bindings() {
     );
 }
 
-/// Every working buffer an MSM of `len` points in `sets` sets would allocate, folded as
-/// `fold`, against `max_binding`: the part lengths the bases would be stored in, then the
-/// shape of each part.
-fn walk_parts<C: GpuCurve>(
-    len: usize,
-    sets: usize,
-    fold: Option<crate::bases::FoldLayout>,
-    max_binding: u64,
-) -> Result<(), String> {
-    let folds = fold.map_or(1, |f| f.folds as usize);
-    let part = crate::bases::part_len_for::<C>(max_binding, sets, fold);
-    let bases = (sets * folds * part.min(len)) as u64 * C::affine_packed_words() as u64 * 4;
-    if bases > max_binding {
-        return Err(format!("bases part of {bases} bytes"));
-    }
-    let mut lens = vec![part.min(len)];
-    if len > part && !len.is_multiple_of(part) {
-        lens.push(len % part);
-    }
-    for n in lens {
-        let shape = Shape::new::<C>(
-            n,
-            (sets as u32, part.min(len) as u32),
-            fold,
-            MsmConfig::default(),
-            max_binding,
-        )
-        .map_err(|e| e.to_string())?;
-        for (name, bytes) in shape.buffer_bytes::<C>().all() {
-            if bytes > max_binding {
-                return Err(format!("{name}: {bytes} bytes, n {n} ({shape:?})"));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The prover's and the plain MSM's buffer plans of every group at every size 2^1..2^24 (and
 /// one point more) under WebGPU's default 128 MiB binding: one set unfolded (what a software
 /// adapter such as lavapipe runs, and `GpuMsm::msm`), and three sets folded as the prover
@@ -200,14 +163,16 @@ fn every_buffer_plan_fits_webgpu_default_limits() {
             for log in 1..=24u32 {
                 for len in [1usize << log, (1 << log) + 1] {
                     for sets in [1usize, 3] {
-                        let plain = walk_parts::<C>(len, sets, None, max);
-                        let folds = crate::bases::folds_in_one_part_for::<C>(len, sets, max);
-                        let fold = crate::bases::default_fold_layout::<C>(len, folds, sets, max)
-                            .map_err(|e| e.to_string());
-                        let folded = fold.and_then(|f| walk_parts::<C>(len, sets, f, max));
+                        let plain = crate::buffer_plan::<C>(len, sets, false, max);
+                        let folded = crate::buffer_plan::<C>(len, sets, true, max);
                         for (what, r) in [("plain", plain), ("folded", folded)] {
-                            if let Err(e) = r {
-                                failures.push(format!("{} {len} x {sets} {what}: {e}", C::ID));
+                            match r {
+                                Err(e) => failures.push(format!("{} {len} x {sets} {what}: {e}", C::ID)),
+                                Ok(plan) => failures.extend(
+                                    plan.iter().filter(|(_, bytes)| *bytes > max).map(|(name, bytes)| {
+                                        format!("{} {len} x {sets} {what}: {name} {bytes} bytes", C::ID)
+                                    }),
+                                ),
                             }
                         }
                     }

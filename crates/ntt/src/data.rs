@@ -101,6 +101,31 @@ impl<F> DeviceVec<F> {
     }
 }
 
+/// The elements of each page of `batch` vectors of `len` elements paged by `2^page_log`
+/// (at least one page), or why they cannot be bound.
+pub(crate) fn page_elements(len: usize, batch: usize, page_log: u32) -> Result<Vec<u64>> {
+    let total = (len as u64)
+        .checked_mul(batch as u64)
+        .filter(|&t| t <= u64::from(u32::MAX))
+        .ok_or_else(|| {
+            NttError::Shape(format!(
+                "{batch} x {len} elements exceed the kernels' 2^32 element indices"
+            ))
+        })?;
+    let page = 1u64 << page_log;
+    let pages = total.div_ceil(page).max(1);
+    if pages > MAX_PAGES as u64 {
+        return Err(NttError::Shape(format!(
+            "{batch} x {len} elements need {pages} storage bindings of 2^{page_log} \
+             elements ({} bytes each); the kernels bind at most {MAX_PAGES}",
+            page * ELEMENT_BYTES
+        )));
+    }
+    Ok((0..pages)
+        .map(|k| page.min(total - (k * page).min(total)))
+        .collect())
+}
+
 impl<F: NttField> GpuNtt<F> {
     /// Uploads `vectors` (all of one length) as one batch.
     pub fn upload_batch(&self, vectors: &[&[F]]) -> Result<DeviceVec<F>> {
@@ -124,30 +149,12 @@ impl<F: NttField> GpuNtt<F> {
 
     /// `batch` zero vectors of `len` elements.
     pub fn zeroed(&self, len: usize, batch: usize) -> Result<DeviceVec<F>> {
-        let total = (len as u64)
-            .checked_mul(batch as u64)
-            .filter(|&t| t <= u64::from(u32::MAX))
-            .ok_or_else(|| {
-                NttError::Shape(format!(
-                    "{batch} x {len} elements exceed the kernels' 2^32 element indices"
-                ))
-            })?;
         let page_log = self.page_log();
-        let page = 1u64 << page_log;
-        let pages = total.div_ceil(page).max(1) as usize;
-        if pages > MAX_PAGES {
-            return Err(NttError::Shape(format!(
-                "{batch} x {len} elements need {pages} storage bindings of 2^{page_log} \
-                 elements ({} bytes each); the kernels bind at most {MAX_PAGES}",
-                page * ELEMENT_BYTES
-            )));
-        }
+        let pages = page_elements(len, batch, page_log)?;
         let alloc = |label: &str| -> Result<Vec<wgpu::Buffer>> {
-            (0..pages as u64)
-                .map(|k| {
-                    let elems = page.min(total - (k * page).min(total));
-                    Ok(self.ctx.storage_zeroed(label, elems * ELEMENT_BYTES)?)
-                })
+            pages
+                .iter()
+                .map(|&elems| Ok(self.ctx.storage_zeroed(label, elems * ELEMENT_BYTES)?))
                 .collect()
         };
         Ok(DeviceVec {

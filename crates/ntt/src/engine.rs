@@ -108,8 +108,7 @@ impl<F: NttField> GpuNtt<F> {
     /// log2 of the elements per page: the largest power of two whose bytes fit one storage
     /// binding (and one buffer), at most 2^31.
     pub fn page_log(&self) -> u32 {
-        let max = self.ctx.max_binding_bytes() / ELEMENT_BYTES;
-        let fit = (63 - max.max(2).leading_zeros()).min(31);
+        let fit = crate::budget::page_log_for(self.ctx.max_binding_bytes());
         self.max_page_log.map_or(fit, |m| m.min(fit))
     }
 

@@ -12,6 +12,7 @@
 //! Data that stays on the GPU between steps lives in a [`DeviceVec`]; [`GpuNtt::fft`] and
 //! [`GpuNtt::ifft`] are the one-call host versions.
 
+mod budget;
 mod data;
 mod engine;
 mod params;
@@ -22,6 +23,7 @@ use zkgpu_limbs::PackedWords;
 use zkgpu_runtime::GpuError;
 use zkgpu_shaders::FieldModule;
 
+pub use budget::buffer_plan;
 pub use data::{DeviceVec, NttEncoder, PendingDownload};
 pub use engine::{Elementwise, GpuNtt};
 

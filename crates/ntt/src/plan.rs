@@ -5,7 +5,7 @@ use ark_poly::Radix2EvaluationDomain;
 use zkgpu_runtime::{GpuContext, wgpu};
 
 use crate::params::PassParams;
-use crate::{Direction, NttField, Result, kernel_form};
+use crate::{Direction, ELEMENT_BYTES, NttField, Result, kernel_form};
 
 /// Most bits one pass transforms: a tile of 2^8 elements of 40 bytes (20 limbs in 16-bit
 /// halves) takes 10 KiB of WebGPU's 16 KiB of workgroup memory; 2^9 would not fit.
@@ -200,14 +200,59 @@ fn pass_params(l: u32, bits: &[u32], dir: Direction, o: &Offsets) -> Vec<PassPar
     passes
 }
 
-impl Plan {
+/// The bytes of a plan's two buffers: its twiddle tables, and the table of all twists where
+/// it has one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PlanBytes {
+    pub(crate) tables: u64,
+    pub(crate) twists: u64,
+}
+
+/// What [`Plan::new`] would allocate for a domain of `2^l` elements (`coset`: an offset other
+/// than one) under a binding of `max_binding` bytes, computed without the tables.
+pub(crate) fn plan_bytes(
+    l: u32,
+    dir: Direction,
+    coset: bool,
+    max_bits: u32,
+    max_twist_log: u32,
+    max_binding: u64,
+) -> PlanBytes {
+    let n = 1u64 << l;
+    let bits = split_bits(l, max_bits);
+    let kmax = bits.iter().copied().max().unwrap_or(1);
+    let h = l.div_ceil(2);
+    let two = (n >> h) + (1u64 << h);
+    let p = bits.len();
+    let scaled = dir == Direction::Inverse && !coset && p >= 2;
+    let index = coset || (dir == Direction::Inverse && p == 1);
+    let entries = (1u64 << (kmax - 1)) + two * (1 + u64::from(scaled) + u64::from(index));
+    let full = n * ELEMENT_BYTES;
+    PlanBytes {
+        tables: entries * ELEMENT_BYTES,
+        twists: if p >= 2 && l <= max_twist_log && full <= max_binding {
+            full
+        } else {
+            0
+        },
+    }
+}
+
+/// A plan's passes and tables on the host, before [`Plan::new`] uploads them.
+pub(crate) struct HostPlan {
+    pub(crate) passes: Vec<PassParams>,
+    pub(crate) tables: Vec<u32>,
+    pub(crate) twists: Option<Vec<u32>>,
+}
+
+impl HostPlan {
     pub(crate) fn new<F: NttField>(
-        ctx: &GpuContext,
         d: &Radix2EvaluationDomain<F>,
         dir: Direction,
         max_bits: u32,
         max_twist_log: u32,
-    ) -> Result<Self> {
+        max_binding: u64,
+    ) -> Self {
         let l = d.log_size_of_group;
         let n = 1u64 << l;
         let bits = split_bits(l, max_bits);
@@ -232,10 +277,11 @@ impl Plan {
             .then(|| two_tables(&mut t, omega, h, count_hi, scale).0);
         let index_tables = (!plain || (dir == Direction::Inverse && p == 1))
             .then(|| two_tables(&mut t, coset, h, count_hi, scale));
-        // The table of all twists: where a plain inverse scales its first pass's twists by
-        // 1/N, the table holds the scaled ones and later passes use the two tables.
-        let fits = (n * F::PACKED_WORDS as u64 * 4) <= ctx.max_binding_bytes();
-        let twists = (p >= 2 && l <= max_twist_log && fits).then(|| {
+        // The table of all twists (where plan_bytes plans one): where a plain inverse scales
+        // its first pass's twists by 1/N, the table holds the scaled ones and later passes
+        // use the two tables.
+        let planned = plan_bytes(l, dir, !plain, max_bits, max_twist_log, max_binding);
+        let twists = (planned.twists > 0).then(|| {
             let scale = if scaled_twist.is_some() {
                 scale
             } else {
@@ -253,14 +299,30 @@ impl Plan {
         };
         let passes = pass_params(l, &bits, dir, &offsets);
         let kernel: Vec<F> = t.into_iter().map(kernel_form).collect();
-        let words = zkgpu_limbs::pack_slice(&kernel);
-        let tables = ctx.storage_buffer("ntt twiddles", &words)?;
-        let twists = match twists {
+        Self {
+            passes,
+            tables: zkgpu_limbs::pack_slice(&kernel),
+            twists,
+        }
+    }
+}
+
+impl Plan {
+    pub(crate) fn new<F: NttField>(
+        ctx: &GpuContext,
+        d: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+        max_bits: u32,
+        max_twist_log: u32,
+    ) -> Result<Self> {
+        let host = HostPlan::new(d, dir, max_bits, max_twist_log, ctx.max_binding_bytes());
+        let tables = ctx.storage_buffer("ntt twiddles", &host.tables)?;
+        let twists = match host.twists {
             Some(words) => Some(ctx.storage_buffer("ntt twists", &words)?),
             None => None,
         };
         Ok(Self {
-            passes,
+            passes: host.passes,
             tables,
             twists,
         })
@@ -285,5 +347,39 @@ mod tests {
         assert_eq!(split_bits(24, 9), vec![8, 8, 8]);
         assert_eq!(split_bits(24, 6), vec![6, 6, 6, 6]);
         assert_eq!(split_bits(3, 1), vec![1, 1, 1]);
+    }
+
+    /// `plan_bytes`, which the buffer plans are walked with, counts what `HostPlan` builds:
+    /// every direction, plain and coset, pass widths and twist settings, a binding that
+    /// holds the twists and one that does not.
+    #[test]
+    fn plan_bytes_counts_the_tables_built() {
+        type F = ark_bls12_381::Fr;
+        use ark_poly::EvaluationDomain;
+        for l in 1..=13u32 {
+            let plain = Radix2EvaluationDomain::<F>::new(1 << l).unwrap_or_else(|| panic!("2^{l}"));
+            let coset = plain
+                .get_coset(F::from(7u64))
+                .unwrap_or_else(|| panic!("coset"));
+            for (d, is_coset) in [(plain, false), (coset, true)] {
+                for dir in [Direction::Forward, Direction::Inverse] {
+                    for (bits, twist_log, binding) in [
+                        (8, 24, 1u64 << 30),
+                        (3, 24, 1 << 30),
+                        (4, 0, 1 << 30),
+                        (5, 24, 64),
+                    ] {
+                        let host = HostPlan::new(&d, dir, bits, twist_log, binding);
+                        let want = plan_bytes(l, dir, is_coset, bits, twist_log, binding);
+                        let twists = host.twists.as_ref().map_or(0, |t| t.len() as u64 * 4);
+                        assert_eq!(
+                            (host.tables.len() as u64 * 4, twists),
+                            (want.tables, want.twists),
+                            "2^{l} {dir:?} coset {is_coset} bits {bits} twists {twist_log} binding {binding}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
