@@ -63,25 +63,26 @@ fn load_base(offset: u32) -> PackedFe {
     return w;
 }
 
-fn store_partial(offset: u32, x: Fe) {
-    let w = fe_to_words(x);
-    for (var j = 0u; j < FE_WORDS; j++) {
-        partials[offset + j] = w[j];
+// Chunk sums, bucket sums and the reduction's outputs are stored packed too (FE_PACKED words
+// a register, as the registers hold them): 2.5x less memory and traffic than 13-bit limbs for
+// 30-limb fields, so that wider windows fit a binding.
+fn store_partial(offset: u32, x: PackedFe) {
+    for (var j = 0u; j < FE_PACKED; j++) {
+        partials[offset + j] = x[j];
     }
 }
 
-fn load_partial(offset: u32) -> Fe {
-    var w: array<u32, FE_WORDS>;
-    for (var j = 0u; j < FE_WORDS; j++) {
+fn load_partial(offset: u32) -> PackedFe {
+    var w: PackedFe;
+    for (var j = 0u; j < FE_PACKED; j++) {
         w[j] = partials[offset + j];
     }
-    return fe_from_words(w);
+    return w;
 }
 
-fn store_sum(offset: u32, x: Fe) {
-    let w = fe_to_words(x);
-    for (var j = 0u; j < FE_WORDS; j++) {
-        bucket_sums[offset + j] = w[j];
+fn store_sum(offset: u32, x: PackedFe) {
+    for (var j = 0u; j < FE_PACKED; j++) {
+        bucket_sums[offset + j] = x[j];
     }
 }
 
@@ -131,7 +132,7 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
         vm_run(entry_pc);
     }
     for (var r = 0u; r < ap.acc_regs; r++) {
-        store_partial((pos * ap.acc_regs + r) * FE_WORDS, reg(r));
+        store_partial((pos * ap.acc_regs + r) * FE_PACKED, regs[r]);
     }
 }
 
@@ -199,7 +200,7 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
     let acc = ap.acc_regs;
     if (ap.level_mode != 1u && m == 1u) {
         for (var r = 0u; r < acc; r++) {
-            store_sum((slot * acc + r) * FE_WORDS, load_partial((first * acc + r) * FE_WORDS));
+            store_sum((slot * acc + r) * FE_PACKED, load_partial((first * acc + r) * FE_PACKED));
         }
         return;
     }
@@ -210,19 +211,19 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
             entry_pc = ap.entry_add;
             let at = first + (q + k - 1u) * stride;
             for (var r = 0u; r < acc; r++) {
-                set_reg(acc + r, load_partial((at * acc + r) * FE_WORDS));
+                regs[acc + r] = load_partial((at * acc + r) * FE_PACKED);
             }
         }
         vm_run(entry_pc);
     }
     if (ap.level_mode != 1u) {
         for (var r = 0u; r < acc; r++) {
-            store_sum((slot * acc + r) * FE_WORDS, reg(r));
+            store_sum((slot * acc + r) * FE_PACKED, regs[r]);
         }
     } else {
         let at = first + q * stride;
         for (var r = 0u; r < acc; r++) {
-            store_partial((at * acc + r) * FE_WORDS, reg(r));
+            store_partial((at * acc + r) * FE_PACKED, regs[r]);
         }
     }
 }
@@ -265,18 +266,17 @@ struct ReduceParams {
 var<private> run_acc: array<PackedFe, 8>;
 var<private> sum_acc: array<PackedFe, 8>;
 
-fn load_sum(offset: u32) -> Fe {
-    var w: array<u32, FE_WORDS>;
-    for (var j = 0u; j < FE_WORDS; j++) {
+fn load_sum(offset: u32) -> PackedFe {
+    var w: PackedFe;
+    for (var j = 0u; j < FE_PACKED; j++) {
         w[j] = bucket_sums[offset + j];
     }
-    return fe_from_words(w);
+    return w;
 }
 
-fn store_seg(offset: u32, x: Fe) {
-    let w = fe_to_words(x);
-    for (var j = 0u; j < FE_WORDS; j++) {
-        seg_out[offset + j] = w[j];
+fn store_seg(offset: u32, x: PackedFe) {
+    for (var j = 0u; j < FE_PACKED; j++) {
+        seg_out[offset + j] = x[j];
     }
 }
 
@@ -312,11 +312,11 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
                 if (chunk_counts[slot] == 1u) {
                     let base = chunk_offsets[slot] * acc;
                     for (var r = 0u; r < acc; r++) {
-                        set_reg(acc + r, load_partial((base + r) * FE_WORDS));
+                        regs[acc + r] = load_partial((base + r) * FE_PACKED);
                     }
                 } else {
                     for (var r = 0u; r < acc; r++) {
-                        set_reg(acc + r, load_sum(((slot * acc) + r) * FE_WORDS));
+                        regs[acc + r] = load_sum(((slot * acc) + r) * FE_PACKED);
                     }
                 }
             } else {
@@ -339,7 +339,7 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let block = w * rp.block;
     for (var r = 0u; r < acc; r++) {
-        store_seg(((block + t) * acc + r) * FE_WORDS, fe_unpack(sum_acc[r]));
+        store_seg(((block + t) * acc + r) * FE_PACKED, sum_acc[r]);
     }
     let half = rp.segments / 2u;
     for (var i = 0u; i < rp.bits; i++) {
@@ -348,7 +348,7 @@ fn msm_reduce_segments(@builtin(global_invocation_id) gid: vec3<u32>) {
             let index = ((t >> (i + 1u)) << i) | (t & ((1u << i) - 1u));
             let at = block + rp.segments + i * half + index;
             for (var r = 0u; r < acc; r++) {
-                store_seg((at * acc + r) * FE_WORDS, fe_unpack(run_acc[r]));
+                store_seg((at * acc + r) * FE_PACKED, run_acc[r]);
             }
         }
     }

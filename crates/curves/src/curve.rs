@@ -106,6 +106,11 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     fn acc_words() -> usize {
         4 * Self::DEGREE * <Self::Base as LimbEncode>::WORDS
     }
+    /// u32 words of one accumulator with its registers packed (`4 DEGREE FE_PACKED`): how
+    /// the MSM stores chunk sums, bucket sums and the reduction's outputs.
+    fn acc_packed_words() -> usize {
+        4 * Self::DEGREE * Self::packed_reg_words()
+    }
     /// u32 words of one base-field register packed (32-bit words, not 13-bit limbs): the
     /// shaders' `FE_PACKED`.
     fn packed_reg_words() -> usize {
@@ -177,6 +182,25 @@ pub fn decode_projective<C: GpuCurve>(words: &[u32]) -> Result<Vec<C::Projective
         .chunks_exact(4 * C::DEGREE)
         .map(C::from_acc_regs)
         .collect())
+}
+
+/// Projective points from accumulators whose registers are packed
+/// (`C::acc_packed_words()` words each).
+pub fn decode_projective_packed<C: GpuCurve>(
+    words: &[u32],
+) -> Result<Vec<C::Projective>, DecodeError> {
+    if !words.len().is_multiple_of(C::acc_packed_words()) {
+        return Err(DecodeError::Length {
+            per_element: C::acc_packed_words(),
+            got: words.len(),
+        });
+    }
+    let limbs = zkgpu_limbs::unpack_limb_slice(
+        words,
+        C::packed_reg_words(),
+        <C::Base as LimbEncode>::WORDS,
+    );
+    decode_projective::<C>(&limbs)
 }
 
 /// Weierstrass (a = 0) accumulator registers: [`Xyzz`] of arkworks' Jacobian point.

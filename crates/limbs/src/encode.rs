@@ -281,6 +281,45 @@ pub fn pack_limb_slice(limbs: &[u32], per: usize, words: usize) -> Vec<u32> {
     out
 }
 
+/// The 13-bit limbs of one element packed by [`pack_limbs`]: `words` little-endian 32-bit
+/// words into `out.len()` limbs (bits past the limbs are ignored; the decoder checks the
+/// value).
+pub fn unpack_limbs(words: &[u32], out: &mut [u32]) {
+    let mask = (1u32 << LIMB_BITS) - 1;
+    for (i, l) in out.iter_mut().enumerate() {
+        let bit = LIMB_BITS as usize * i;
+        let (w, sh) = (bit / 32, bit % 32);
+        let lo = words.get(w).map_or(0, |&x| x >> sh);
+        let hi = if sh + LIMB_BITS as usize > 32 {
+            words.get(w + 1).map_or(0, |&x| x << (32 - sh))
+        } else {
+            0
+        };
+        *l = (lo | hi) & mask;
+    }
+}
+
+/// [`unpack_limbs`] over consecutive elements of `words` words each, into `per` limbs each, in
+/// parallel.
+///
+/// # Panics
+/// If `packed.len()` is not a multiple of `words`.
+pub fn unpack_limb_slice(packed: &[u32], words: usize, per: usize) -> Vec<u32> {
+    assert!(
+        words > 0 && packed.len().is_multiple_of(words),
+        "unpack_limb_slice: length"
+    );
+    let mut out = vec![0u32; packed.len() / words * per];
+    out.par_chunks_mut(per * PAR_CHUNK)
+        .zip(packed.par_chunks(words * PAR_CHUNK))
+        .for_each(|(o, w)| {
+            for (o, w) in o.chunks_exact_mut(per).zip(w.chunks_exact(words)) {
+                unpack_limbs(w, o);
+            }
+        });
+    out
+}
+
 /// Decodes consecutive elements; the first bad element's error is returned.
 pub fn decode_slice<F: LimbEncode>(words: &[u32]) -> Result<Vec<F>, DecodeError> {
     if !words.len().is_multiple_of(F::WORDS) {
@@ -441,8 +480,16 @@ mod tests {
             let mut got = vec![0u32; words];
             pack_limbs(&limbs, &mut got);
             assert_eq!(got, want);
-            let slice = pack_limb_slice(&[limbs.clone(), limbs].concat(), Fq::WORDS, words);
-            assert_eq!(slice, [want.clone(), want].concat());
+            let slice = pack_limb_slice(&[limbs.clone(), limbs.clone()].concat(), Fq::WORDS, words);
+            assert_eq!(slice, [want.clone(), want.clone()].concat());
+            // And back.
+            let mut back = vec![0u32; Fq::WORDS];
+            unpack_limbs(&want, &mut back);
+            assert_eq!(back, limbs);
+            assert_eq!(
+                unpack_limb_slice(&slice, words, Fq::WORDS),
+                [limbs.clone(), limbs].concat()
+            );
         }
     }
 

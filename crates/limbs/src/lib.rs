@@ -15,7 +15,7 @@ pub mod wgsl;
 pub use encode::{
     DecodeError, LimbEncode, PackedWords, RawMontgomery, decode, decode_slice, encode, encode_into,
     encode_slice, filled_par, pack_limb_slice, pack_limbs, pack_slice, packed_limb_words,
-    unpack_into, unpack_slice,
+    unpack_into, unpack_limb_slice, unpack_limbs, unpack_slice,
 };
 pub use fields::{Emulator, Fq2Emulator, KnownField, KnownFq2};
 pub use params::{FieldParams, LIMB_BITS, LIMB_MASK};

@@ -3,7 +3,7 @@
 use ark_ec::AdditiveGroup;
 use ark_ff::Zero;
 use rayon::prelude::*;
-use zkgpu_curves::{GpuCurve, decode_projective};
+use zkgpu_curves::{GpuCurve, decode_projective_packed};
 
 /// The window combination. Each window's block holds what the GPU's tree levels left of its
 /// rows (`left[k]` sums of row `k`, [`RowLayout`]): the window's total is
@@ -15,7 +15,7 @@ pub(crate) fn combine_windows<C: GpuCurve>(
     seg_bits: u32,
     c: u32,
 ) -> std::result::Result<C::Projective, zkgpu_limbs::DecodeError> {
-    let point = C::acc_words();
+    let point = C::acc_packed_words();
     let per: usize = left.iter().map(|&k| k as usize).sum();
     let windows = words.len() / (per * point).max(1);
     // Every row of every window, summed on the host's threads.
@@ -30,7 +30,7 @@ pub(crate) fn combine_windows<C: GpuCurve>(
     let rows = runs
         .into_par_iter()
         .map(|run| {
-            Ok(decode_projective::<C>(run)?
+            Ok(decode_projective_packed::<C>(run)?
                 .into_iter()
                 .sum::<C::Projective>())
         })

@@ -111,7 +111,8 @@ pub fn default_folded_window_bits<C: GpuCurve>(
     let bits = C::Scalar::MODULUS_BIT_SIZE;
     let ceil_log2 = usize::BITS - (len - 1).leading_zeros();
     let mut c = ceil_log2.clamp(2, MAX_FOLDED_DEFAULT_WINDOW);
-    let sums = |c: u32| sets.max(1) as u64 * ((1u64 << (c - 1)) + 1) * C::acc_words() as u64 * 4;
+    let sums =
+        |c: u32| sets.max(1) as u64 * ((1u64 << (c - 1)) + 1) * C::acc_packed_words() as u64 * 4;
     while c > plain && sums(c) > max_binding {
         c -= 1;
     }

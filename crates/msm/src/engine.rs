@@ -248,7 +248,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             .flatten();
         let mut enc = encode(ctx, passes, s, timer.as_ref());
         let (windows, per) = (s.shape.windows, s.left.iter().sum::<u32>());
-        let result_words = (windows * per) as usize * C::acc_words();
+        let result_words = (windows * per) as usize * C::acc_packed_words();
         let sums = s.levels.last().map_or(&s.seg_out, |level| &level.out);
         let pending = ctx.record_read_back(&mut enc, sums, 0, result_words, 4);
         let t = web_time::Instant::now();

@@ -294,7 +294,7 @@ impl<C: GpuCurve> GpuMsm<C> {
                 }
             }
             let (_, _, row_stride) = grid(groups, WORKGROUP_SIZE, max);
-            let point_bytes = C::acc_words() as u64 * 4;
+            let point_bytes = C::acc_packed_words() as u64 * 4;
             levels.push(TreeLevel {
                 first: ctx.storage_buffer("msm tree group offsets", &first)?,
                 count: ctx.storage_buffer("msm tree group sizes", &count)?,

@@ -94,14 +94,14 @@ impl Shape {
     pub(crate) fn seg_out_bytes<C: GpuCurve>(&self) -> u64 {
         u64::from(self.windows)
             * u64::from(RowLayout::new(self.segments, self.windows).block())
-            * C::acc_words() as u64
+            * C::acc_packed_words() as u64
             * 4
     }
 
     /// The bytes of every working buffer that grows with the shape: what `scratch_for`
     /// allocates (besides the chunk-size histogram's few bins and the uniforms).
     pub(crate) fn buffer_bytes<C: GpuCurve>(&self) -> ScratchBytes {
-        let point = C::acc_words() as u64 * 4;
+        let point = C::acc_packed_words() as u64 * 4;
         let chunk_slots = u64::from(self.chunk_slots);
         let n = u64::from(self.n);
         ScratchBytes {

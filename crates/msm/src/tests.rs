@@ -40,11 +40,13 @@ fn parts_fit_the_binding_limit() {
     fn check<C: GpuCurve>(max_binding: u64, expect: usize) {
         check_sets::<C>(max_binding, 1, expect);
     }
-    // WebGPU's default 128 MiB: packed points of 96 bytes (G1) and 192 (G2); for
-    // ed-on-bls12-377 (64 bytes) a working buffer reaches the limit first.
+    // WebGPU's default 128 MiB: packed points of 96 bytes (G1), 192 (G2) and 64
+    // (ed-on-bls12-377).
     check::<Bls12_381G1>(128 << 20, 1_398_101);
     check::<zkgpu_curves::Bls12_381G2>(128 << 20, 699_050);
-    check::<zkgpu_curves::EdOnBls12_377>(128 << 20, 1_048_576);
+    check::<zkgpu_curves::EdOnBls12_377>(128 << 20, 2_097_152);
+    // 32 MiB: for ed-on-bls12-377 a working buffer reaches the limit before the bases.
+    check::<zkgpu_curves::EdOnBls12_377>(32 << 20, 262_144);
     // 4 GiB bindings: 2^26 G1 points in two parts.
     check::<Bls12_381G1>(4 << 30, 44_739_242);
     // The u32 index bound.
@@ -69,11 +71,11 @@ fn folded_default_window_is_about_log2_n_when_every_window_folds() {
     assert_eq!(default_folded_window_bits::<G1>(1 << 16, 32, 1, big), 16);
     assert_eq!(default_folded_window_bits::<G1>(1 << 26, 32, 1, big), 20);
     assert_eq!(default_folded_window_bits::<G1>(20, 32, 1, big), 3);
-    // A 128 MiB binding cannot hold the 2^19 + 1 G1 bucket sums of c = 20.
-    let small = 128 << 20;
+    // A 64 MiB binding cannot hold the 2^19 + 1 G1 bucket sums of c = 20 (192 bytes each).
+    let small = 64 << 20;
     let c = default_folded_window_bits::<G1>(1 << 20, 32, 1, small);
     assert!(c < 20, "{c}");
-    assert!(((1u64 << (c - 1)) + 1) * G1::acc_words() as u64 * 4 <= small);
+    assert!(((1u64 << (c - 1)) + 1) * G1::acc_packed_words() as u64 * 4 <= small);
 }
 
 #[test]
@@ -104,15 +106,15 @@ fn reduction_rows_fit_small_bindings() {
     check::<Bls12_381G1>();
     check::<Bls12_381G2>();
     check::<EdOnBls12_377>();
-    // Three G2 sets of 2^16 points: under 128 MiB the default segment count halves (66
-    // windows of 512 segments would need 178 MB of rows); without a limit it does not.
+    // Three G2 sets of 2^16 points: under 32 MiB the default segment count halves (60
+    // windows of 512 segments would need 65 MB of rows); without a limit it does not.
     let n = 1 << 16;
     let shape = |limit| {
         Shape::new::<Bls12_381G2>(n, (3, n as u32), None, MsmConfig::default(), limit).unwrap()
     };
-    let (small, wide) = (shape(128 << 20), shape(u64::MAX));
+    let (small, wide) = (shape(32 << 20), shape(u64::MAX));
     assert!(small.segments < wide.segments, "{small:?} {wide:?}");
-    assert!(small.seg_out_bytes::<Bls12_381G2>() <= 128 << 20);
+    assert!(small.seg_out_bytes::<Bls12_381G2>() <= 32 << 20);
     // Row 0 holds every segment's sum, then one row per bit of the segment index.
     let rows = RowLayout::new(16, 1);
     assert_eq!(rows.rows, [16, 8, 8, 8, 8]);
@@ -128,7 +130,7 @@ fn reduction_rows_fit_small_bindings() {
 fn default_windows_narrow_to_fit_small_bindings() {
     let n = 1 << 18;
     let wide = Shape::new::<Bls12_381G1>(n, (1, 0), None, MsmConfig::default(), u64::MAX).unwrap();
-    let limit = 128 << 20;
+    let limit = 32 << 20;
     let narrow = Shape::new::<Bls12_381G1>(n, (1, 0), None, MsmConfig::default(), limit).unwrap();
     assert!(wide.largest_buffer::<Bls12_381G1>() > limit, "{wide:?}");
     assert!(narrow.c < wide.c, "{narrow:?}");
@@ -190,11 +192,12 @@ fn every_buffer_plan_fits_webgpu_default_limits() {
 
 /// A part shorter than the one its bases were planned for gets shorter default chunks, so
 /// more chunk sums: the chunks lengthen where those would not fit one binding (2^16 G2
-/// points folded into 5 levels of 15-bit windows: 16-entry chunks need 136 MB of sums).
+/// points folded into 5 levels of 15-bit windows: 16-entry chunks need 54.5 MB of sums, over
+/// a 32 MiB binding).
 #[test]
 fn chunks_lengthen_where_their_sums_would_not_fit() {
     type G2 = zkgpu_curves::Bls12_381G2;
-    let max = 128u64 << 20;
+    let max = 32u64 << 20;
     let fold = crate::bases::fold_layout::<G2>(
         69_905,
         Fold {
