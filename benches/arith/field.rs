@@ -33,12 +33,18 @@ enum FieldArg {
     Bls12_381Fq2,
     #[value(name = "bls12-377-fq2")]
     Bls12_377Fq2,
+    #[value(name = "bn254-fq")]
+    Bn254Fq,
+    #[value(name = "bn254-fr")]
+    Bn254Fr,
+    #[value(name = "bn254-fq2")]
+    Bn254Fq2,
 }
 
 /// Arguments of `arith field`.
 #[derive(Args, Debug)]
 pub struct FieldArgs {
-    /// Fields to run (repeatable); all six by default.
+    /// Fields to run (repeatable); all nine by default.
     #[arg(long, value_enum)]
     field: Vec<FieldArg>,
     /// log2 of the number of elements, one invocation each [default: 20 on a GPU, 12 on a
@@ -75,6 +81,9 @@ fn module_of(f: FieldArg) -> FieldModule {
         FieldArg::Bls12_377Fr => FieldModule::Bls12_377Fr,
         FieldArg::Bls12_381Fq2 => FieldModule::Bls12_381Fq2,
         FieldArg::Bls12_377Fq2 => FieldModule::Bls12_377Fq2,
+        FieldArg::Bn254Fq => FieldModule::Bn254Fq,
+        FieldArg::Bn254Fr => FieldModule::Bn254Fr,
+        FieldArg::Bn254Fq2 => FieldModule::Bn254Fq2,
     }
 }
 
@@ -93,6 +102,9 @@ fn u32_muls(m: FieldModule) -> usize {
         FieldModule::Bls12_377Fr => base(K::Bls12_377Fr),
         FieldModule::Bls12_381Fq2 => 3 * base(K::Bls12_381Fq),
         FieldModule::Bls12_377Fq2 => 3 * base(K::Bls12_377Fq),
+        FieldModule::Bn254Fq => base(K::Bn254Fq),
+        FieldModule::Bn254Fr => base(K::Bn254Fr),
+        FieldModule::Bn254Fq2 => 3 * base(K::Bn254Fq),
     }
 }
 
@@ -228,6 +240,9 @@ pub fn run(args: &FieldArgs) -> Result<(), Box<dyn std::error::Error>> {
             FieldArg::Bls12_377Fq2 => {
                 bench_one::<ark_bls12_377::Fq2>(&ctx, m, n, reps, args.runs, &checks)
             }
+            FieldArg::Bn254Fq => bench_one::<ark_bn254::Fq>(&ctx, m, n, reps, args.runs, &checks),
+            FieldArg::Bn254Fr => bench_one::<ark_bn254::Fr>(&ctx, m, n, reps, args.runs, &checks),
+            FieldArg::Bn254Fq2 => bench_one::<ark_bn254::Fq2>(&ctx, m, n, reps, args.runs, &checks),
         }?;
         rows.extend(r);
     }

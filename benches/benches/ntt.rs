@@ -89,6 +89,7 @@ fn bench(c: &mut Criterion) {
         match name.as_str() {
             "bls12-381" => field::<ark_bls12_381::Fr>(c, &ctx, &name, &sizes),
             "bls12-377" => field::<ark_bls12_377::Fr>(c, &ctx, &name, &sizes),
+            "bn254" => field::<ark_bn254::Fr>(c, &ctx, &name, &sizes),
             other => panic!("ZKGPU_BENCH_FIELDS: unknown field {other:?}"),
         }
     }

@@ -20,6 +20,9 @@ pub enum FieldArg {
     /// BLS12-377's scalar field.
     #[value(name = "bls12-377")]
     Bls12_377,
+    /// BN254's scalar field.
+    #[value(name = "bn254")]
+    Bn254,
 }
 
 /// Arguments of `zkgpu ntt`.
@@ -60,6 +63,7 @@ pub fn run(args: &NttArgs) -> Result<(), Box<dyn std::error::Error>> {
     match args.field {
         FieldArg::Bls12_381 => run_field::<ark_bls12_381::Fr>(args, "BLS12-381 Fr"),
         FieldArg::Bls12_377 => run_field::<ark_bls12_377::Fr>(args, "BLS12-377 Fr"),
+        FieldArg::Bn254 => run_field::<ark_bn254::Fr>(args, "BN254 Fr"),
     }
 }
 

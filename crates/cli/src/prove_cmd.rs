@@ -37,6 +37,8 @@ pub enum PairingArg {
     Bls12_381,
     #[value(name = "bls12-377")]
     Bls12_377,
+    #[value(name = "bn254")]
+    Bn254,
 }
 
 /// Arguments of `zkgpu prove`.
@@ -111,6 +113,7 @@ pub fn run(args: &ProveArgs, started: Instant) -> Result<(), BoxError> {
     match args.curve {
         PairingArg::Bls12_381 => prove::<ark_bls12_381::Bls12_381>(args, started),
         PairingArg::Bls12_377 => prove::<ark_bls12_377::Bls12_377>(args, started),
+        PairingArg::Bn254 => prove::<ark_bn254::Bn254>(args, started),
     }
 }
 

@@ -43,6 +43,7 @@ macro_rules! prime_coord {
 prime_coord!(ark_bls12_381::Fq);
 prime_coord!(ark_bls12_377::Fq);
 prime_coord!(ark_ed_on_bls12_377::Fq);
+prime_coord!(ark_bn254::Fq);
 
 macro_rules! fq2_coord {
     ($f2:ty, $f:ty) => {
@@ -60,6 +61,7 @@ macro_rules! fq2_coord {
 }
 fq2_coord!(ark_bls12_381::Fq2, ark_bls12_381::Fq);
 fq2_coord!(ark_bls12_377::Fq2, ark_bls12_377::Fq);
+fq2_coord!(ark_bn254::Fq2, ark_bn254::Fq);
 
 /// An arkworks group the GPU engines run on: its shader module, its formula program, and the
 /// mapping between arkworks points and VM registers.
@@ -284,6 +286,14 @@ sw_curve!(
 sw_curve!(
     /// BLS12-377 G2 (over Fq2 = `Fq[u]/(u^2 + 5)`).
     Bls12_377G2, ark_bls12_377::g2::Config, ark_bls12_377::Fq, 5
+);
+sw_curve!(
+    /// BN254 G1 (over Fq; `y^2 = x^3 + 3`).
+    Bn254G1, ark_bn254::g1::Config, ark_bn254::Fq, 0
+);
+sw_curve!(
+    /// BN254 G2 (over Fq2 = `Fq[u]/(u^2 + 1)`).
+    Bn254G2, ark_bn254::g2::Config, ark_bn254::Fq, 1
 );
 
 /// ed-on-bls12-377 (twisted Edwards, a = -1, d = 3021, over BLS12-377's Fr).

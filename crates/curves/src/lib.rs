@@ -15,8 +15,8 @@ pub mod vm;
 
 pub use coords::{TeExtended, Xyzz};
 pub use curve::{
-    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Coord, EdOnBls12_377, GpuCurve,
-    decode_projective, decode_projective_packed, encode_affine, encode_affine_packed,
+    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Bn254G1, Bn254G2, Coord, EdOnBls12_377,
+    GpuCurve, decode_projective, decode_projective_packed, encode_affine, encode_affine_packed,
     encode_projective, program_words,
 };
 pub use registry::Group;

@@ -57,9 +57,9 @@ mod tests {
             assert_eq!(id, g.name().replace('-', "_"));
         }
         assert!(
-            Group::from_name("bn254-g1")
+            Group::from_name("bn254-g3")
                 .unwrap_err()
-                .contains("ed-on-bls12-377")
+                .contains("bn254-g2")
         );
     }
 }

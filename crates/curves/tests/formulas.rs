@@ -7,7 +7,8 @@ use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup, PrimeGroup};
 use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_curves::{
-    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve, RunStats,
+    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Bn254G1, Bn254G2, EdOnBls12_377, GpuCurve,
+    RunStats,
 };
 
 /// Runs `entry` with `inputs` in slots 0.. and returns the accumulator and the run's stats.
@@ -160,6 +161,14 @@ fn bls12_377_g2() {
 fn ed_on_bls12_377() {
     check::<EdOnBls12_377>(5, (10, 10, 8));
 }
+#[test]
+fn bn254_g1() {
+    check::<Bn254G1>(6, (10, 14, 9));
+}
+#[test]
+fn bn254_g2() {
+    check::<Bn254G2>(7, (28, 40, 24));
+}
 
 #[test]
 fn register_files_fit_the_shader_modules() {
@@ -178,4 +187,6 @@ fn register_files_fit_the_shader_modules() {
     fits::<Bls12_377G1>();
     fits::<Bls12_377G2>();
     fits::<EdOnBls12_377>();
+    fits::<Bn254G1>();
+    fits::<Bn254G2>();
 }

@@ -40,6 +40,12 @@ impl GpuPairing for ark_bls12_377::Bls12_377 {
     type GpuG2 = zkgpu_curves::Bls12_377G2;
 }
 
+impl GpuPairing for ark_bn254::Bn254 {
+    const NAME: &'static str = "bn254";
+    type GpuG1 = zkgpu_curves::Bn254G1;
+    type GpuG2 = zkgpu_curves::Bn254G2;
+}
+
 /// The points of a proving key that the proof's assembly uses on the CPU (besides the
 /// verifying key's, kept in `PreparedProvingKey::pvk`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! The prover's buffer plans under WebGPU's default limits, walked without a device over
-//! every domain 2^1..2^24 for both pairings: the MSMs of a key's five base vectors (A, B in
+//! every domain 2^1..2^24 for every pairing: the MSMs of a key's five base vectors (A, B in
 //! G1 and L as one MSM of three sets, B in G2, H), folded as on a GPU and unfolded as on a
 //! software adapter such as lavapipe, and the witness map's batch of three transforms. No
 //! buffer may exceed the 128 MiB binding; where a domain cannot be bound at all, the plan is
@@ -7,7 +7,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, GpuCurve};
+use zkgpu_curves::{
+    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Bn254G1, Bn254G2, GpuCurve,
+};
 use zkgpu_msm::buffer_plan as msm_plan;
 
 /// The witness map's batch: `A z`, `B z`, `C z`.
@@ -64,10 +66,12 @@ fn every_prover_buffer_plan_fits_webgpu_default_limits() {
     let mut failures = Vec::new();
     let r381 = walk::<Bls12_381G1, Bls12_381G2>(max, &mut failures);
     let r377 = walk::<Bls12_377G1, Bls12_377G2>(max, &mut failures);
+    let rbn = walk::<Bn254G1, Bn254G2>(max, &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // Three vectors of 2^23 32-byte elements need six 128 MiB pages; the kernels bind three.
     assert_eq!(r381, vec![23, 24]);
     assert_eq!(r377, vec![23, 24]);
+    assert_eq!(rbn, vec![23, 24]);
     // With an H100's binding (the device's 4 GiB buffers cap it lower; any 2 GiB binding
     // will do) nothing is refused.
     let mut big = Vec::new();

@@ -99,6 +99,11 @@ fn bls12_377_proofs_equal_arkworks() {
     proofs_equal_arkworks::<ark_bls12_377::Bls12_377>(12);
 }
 
+#[test]
+fn bn254_proofs_equal_arkworks() {
+    proofs_equal_arkworks::<ark_bn254::Bn254>(17);
+}
+
 /// One prepared key, many witnesses: every proof verifies and differs.
 fn prepared_key_reused<E: GpuPairing>(seed: u64) {
     let ctx = context();
@@ -208,4 +213,9 @@ fn bls12_381_bad_input() {
 #[test]
 fn bls12_377_bad_input() {
     bad_input::<ark_bls12_377::Bls12_377>(16);
+}
+
+#[test]
+fn bn254_bad_input() {
+    bad_input::<ark_bn254::Bn254>(18);
 }

@@ -259,6 +259,18 @@ prime_field_tests!(
     FieldModule::Bls12_377Fr,
     KnownField::Bls12_377Fr
 );
+prime_field_tests!(
+    bn254_fq,
+    ark_bn254::Fq,
+    FieldModule::Bn254Fq,
+    KnownField::Bn254Fq
+);
+prime_field_tests!(
+    bn254_fr,
+    ark_bn254::Fr,
+    FieldModule::Bn254Fr,
+    KnownField::Bn254Fr
+);
 
 macro_rules! fq2_tests {
     ($name:ident, $ty:ty, $base:ty, $module:expr, $known:expr) => {
@@ -307,6 +319,13 @@ fq2_tests!(
     ark_bls12_377::Fq,
     FieldModule::Bls12_377Fq2,
     KnownFq2::Bls12_377
+);
+fq2_tests!(
+    bn254_fq2,
+    ark_bn254::Fq2,
+    ark_bn254::Fq,
+    FieldModule::Bn254Fq2,
+    KnownFq2::Bn254
 );
 
 /// A long chain through the single multiplication site, with loop bounding on and off.

@@ -17,15 +17,21 @@ pub enum KnownField {
     Bls12_377Fq,
     /// BLS12-377 scalar field (253 bits); also the base field of ed-on-bls12-377.
     Bls12_377Fr,
+    /// BN254 base field (254 bits).
+    Bn254Fq,
+    /// BN254 scalar field (254 bits).
+    Bn254Fr,
 }
 
 impl KnownField {
     /// Every shipped prime field.
-    pub const ALL: [KnownField; 4] = [
+    pub const ALL: [KnownField; 6] = [
         KnownField::Bls12_381Fq,
         KnownField::Bls12_381Fr,
         KnownField::Bls12_377Fq,
         KnownField::Bls12_377Fr,
+        KnownField::Bn254Fq,
+        KnownField::Bn254Fr,
     ];
 
     /// The limb layout (computed once).
@@ -40,13 +46,18 @@ impl KnownField {
             KnownField::Bls12_381Fr => "bls12_381_fr",
             KnownField::Bls12_377Fq => "bls12_377_fq",
             KnownField::Bls12_377Fr => "bls12_377_fr",
+            KnownField::Bn254Fq => "bn254_fq",
+            KnownField::Bn254Fr => "bn254_fr",
         }
     }
 
     /// Whether the field ships a module of redundant-range functions (`<stem>_lazy.wgsl`): the
     /// scalar fields, for the NTT.
     pub fn has_lazy_module(self) -> bool {
-        matches!(self, KnownField::Bls12_381Fr | KnownField::Bls12_377Fr)
+        matches!(
+            self,
+            KnownField::Bls12_381Fr | KnownField::Bls12_377Fr | KnownField::Bn254Fr
+        )
     }
 
     /// The CPU emulator of this field's generated functions (the lazy ones included).
@@ -55,7 +66,9 @@ impl KnownField {
     }
 
     fn cached(self) -> &'static (FieldParams, Emulator) {
-        static CELLS: [OnceLock<(FieldParams, Emulator)>; 4] = [
+        static CELLS: [OnceLock<(FieldParams, Emulator)>; 6] = [
+            OnceLock::new(),
+            OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
@@ -76,6 +89,8 @@ impl KnownField {
                 KnownField::Bls12_377Fr => {
                     FieldParams::of::<ark_bls12_377::Fr>("BLS12-377 Fr", "fr", "Fr")
                 }
+                KnownField::Bn254Fq => FieldParams::of::<ark_bn254::Fq>("BN254 Fq", "fq", "Fq"),
+                KnownField::Bn254Fr => FieldParams::of::<ark_bn254::Fr>("BN254 Fr", "fr", "Fr"),
             };
             let emu = Emulator::new(&p);
             (p, emu)
@@ -90,17 +105,20 @@ pub enum KnownFq2 {
     Bls12_381,
     /// BLS12-377 Fq2 = Fq[u]/(u^2 + 5).
     Bls12_377,
+    /// BN254 Fq2 = Fq[u]/(u^2 + 1).
+    Bn254,
 }
 
 impl KnownFq2 {
-    /// Both shipped extensions.
-    pub const ALL: [KnownFq2; 2] = [KnownFq2::Bls12_381, KnownFq2::Bls12_377];
+    /// Every shipped extension.
+    pub const ALL: [KnownFq2; 3] = [KnownFq2::Bls12_381, KnownFq2::Bls12_377, KnownFq2::Bn254];
 
     /// The base field.
     pub fn base(self) -> KnownField {
         match self {
             KnownFq2::Bls12_381 => KnownField::Bls12_381Fq,
             KnownFq2::Bls12_377 => KnownField::Bls12_377Fq,
+            KnownFq2::Bn254 => KnownField::Bn254Fq,
         }
     }
 
@@ -109,6 +127,7 @@ impl KnownFq2 {
         match self {
             KnownFq2::Bls12_381 => 1,
             KnownFq2::Bls12_377 => 5,
+            KnownFq2::Bn254 => 1,
         }
     }
 
@@ -117,6 +136,7 @@ impl KnownFq2 {
         match self {
             KnownFq2::Bls12_381 => "BLS12-381 Fq2",
             KnownFq2::Bls12_377 => "BLS12-377 Fq2",
+            KnownFq2::Bn254 => "BN254 Fq2",
         }
     }
 
@@ -125,6 +145,7 @@ impl KnownFq2 {
         match self {
             KnownFq2::Bls12_381 => "bls12_381_fq2",
             KnownFq2::Bls12_377 => "bls12_377_fq2",
+            KnownFq2::Bn254 => "bn254_fq2",
         }
     }
 

@@ -84,6 +84,14 @@ fn bls12_377_fq() {
 fn bls12_377_fr() {
     check_field::<ark_bls12_377::Fr>(KnownField::Bls12_377Fr, 4, 200);
 }
+#[test]
+fn bn254_fq() {
+    check_field::<ark_bn254::Fq>(KnownField::Bn254Fq, 15, 200);
+}
+#[test]
+fn bn254_fr() {
+    check_field::<ark_bn254::Fr>(KnownField::Bn254Fr, 16, 200);
+}
 
 /// mul, square and from_mont accept inputs in [p, 2p): x + p for canonical x.
 #[test]
@@ -284,6 +292,10 @@ fn bls12_381_fq2() {
 fn bls12_377_fq2() {
     check_fq2::<ark_bls12_377::Fq2Config>(KnownFq2::Bls12_377, 7);
 }
+#[test]
+fn bn254_fq2() {
+    check_fq2::<ark_bn254::Fq2Config>(KnownFq2::Bn254, 17);
+}
 
 #[test]
 fn decode_rejects_non_canonical() {
@@ -338,6 +350,16 @@ proptest! {
             ark_bls12_377::Fr::from_le_bytes_mod_order(&a),
             ark_bls12_377::Fr::from_le_bytes_mod_order(&b),
         );
+        check_prime_field::<ark_bn254::Fr>(
+            KnownField::Bn254Fr,
+            ark_bn254::Fr::from_le_bytes_mod_order(&a),
+            ark_bn254::Fr::from_le_bytes_mod_order(&b),
+        );
+        check_prime_field::<ark_bn254::Fq>(
+            KnownField::Bn254Fq,
+            ark_bn254::Fq::from_le_bytes_mod_order(&a),
+            ark_bn254::Fq::from_le_bytes_mod_order(&b),
+        );
     }
 }
 
@@ -380,4 +402,6 @@ fn packed_layout() {
     check_packed::<ark_bls12_377::Fr>(KnownField::Bls12_377Fr, 12);
     check_packed::<ark_bls12_381::Fq>(KnownField::Bls12_381Fq, 13);
     check_packed::<ark_bls12_377::Fq>(KnownField::Bls12_377Fq, 14);
+    check_packed::<ark_bn254::Fr>(KnownField::Bn254Fr, 18);
+    check_packed::<ark_bn254::Fq>(KnownField::Bn254Fq, 19);
 }

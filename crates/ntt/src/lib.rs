@@ -1,4 +1,5 @@
-//! Number-theoretic transforms over the scalar fields of BLS12-381 and BLS12-377 on the GPU,
+//! Number-theoretic transforms over the scalar fields of BLS12-381, BLS12-377 and BN254 on the
+//! GPU,
 //! equal bit for bit to ark-poly's `Radix2EvaluationDomain::{fft_in_place, ifft_in_place}`,
 //! cosets included, plus the elementwise kernels of the Groth16 witness map.
 //!
@@ -62,6 +63,10 @@ impl NttField for ark_bls12_381::Fr {
 
 impl NttField for ark_bls12_377::Fr {
     const MODULE: FieldModule = FieldModule::Bls12_377Fr;
+}
+
+impl NttField for ark_bn254::Fr {
+    const MODULE: FieldModule = FieldModule::Bn254Fr;
 }
 
 /// Bytes per element on the GPU.

@@ -77,6 +77,11 @@ fn bls12_377_fr_every_size() {
 }
 
 #[test]
+fn bn254_fr_every_size() {
+    check_sizes::<ark_bn254::Fr>(13, 3);
+}
+
+#[test]
 fn larger_sizes_round_trip() {
     // Three passes (2^19 needs them; 2^15 already takes two): forward against ark-poly, and
     // the inverse brings the input back.
@@ -497,4 +502,9 @@ fn bls12_381_domains_keyed_by_their_elements() {
 #[test]
 fn bls12_377_domains_keyed_by_their_elements() {
     domains_keyed_by_their_elements::<ark_bls12_377::Fr>(62);
+}
+
+#[test]
+fn bn254_domains_keyed_by_their_elements() {
+    domains_keyed_by_their_elements::<ark_bn254::Fr>(63);
 }

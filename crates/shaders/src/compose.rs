@@ -82,17 +82,26 @@ pub enum FieldModule {
     Bls12_381Fq2,
     /// BLS12-377 Fq2, `fq2_*` over `fq_*`.
     Bls12_377Fq2,
+    /// BN254 base field, `fq_*`.
+    Bn254Fq,
+    /// BN254 scalar field, `fr_*`.
+    Bn254Fr,
+    /// BN254 Fq2, `fq2_*` over `fq_*`.
+    Bn254Fq2,
 }
 
 impl FieldModule {
     /// Every field module.
-    pub const ALL: [FieldModule; 6] = [
+    pub const ALL: [FieldModule; 9] = [
         FieldModule::Bls12_381Fq,
         FieldModule::Bls12_381Fr,
         FieldModule::Bls12_377Fq,
         FieldModule::Bls12_377Fr,
         FieldModule::Bls12_381Fq2,
         FieldModule::Bls12_377Fq2,
+        FieldModule::Bn254Fq,
+        FieldModule::Bn254Fr,
+        FieldModule::Bn254Fq2,
     ];
 
     /// Stable identifier (the generated file's stem).
@@ -104,15 +113,24 @@ impl FieldModule {
             FieldModule::Bls12_377Fr => "bls12_377_fr",
             FieldModule::Bls12_381Fq2 => "bls12_381_fq2",
             FieldModule::Bls12_377Fq2 => "bls12_377_fq2",
+            FieldModule::Bn254Fq => "bn254_fq",
+            FieldModule::Bn254Fr => "bn254_fr",
+            FieldModule::Bn254Fq2 => "bn254_fq2",
         }
     }
 
     /// The WGSL prefix and type of the field's functions.
     pub fn prefix_and_type(self) -> (&'static str, &'static str) {
         match self {
-            FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq => ("fq", "Fq"),
-            FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr => ("fr", "Fr"),
-            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => ("fq2", "Fq2"),
+            FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq | FieldModule::Bn254Fq => {
+                ("fq", "Fq")
+            }
+            FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr | FieldModule::Bn254Fr => {
+                ("fr", "Fr")
+            }
+            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 | FieldModule::Bn254Fq2 => {
+                ("fq2", "Fq2")
+            }
         }
     }
 
@@ -121,7 +139,9 @@ impl FieldModule {
         match self {
             FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq => 30,
             FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr => 20,
+            FieldModule::Bn254Fq | FieldModule::Bn254Fr => 20,
             FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => 60,
+            FieldModule::Bn254Fq2 => 40,
         }
     }
 
@@ -131,7 +151,8 @@ impl FieldModule {
         match self {
             FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq => 12,
             FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr => 8,
-            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => 0,
+            FieldModule::Bn254Fq | FieldModule::Bn254Fr => 8,
+            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 | FieldModule::Bn254Fq2 => 0,
         }
     }
 
@@ -155,7 +176,15 @@ impl FieldModule {
                 0x00000001, 0x0a118000, 0xd0000001, 0x59aa76fe, 0x5c37b001, 0x60b44d1e, 0x9a2ca556,
                 0x12ab655e,
             ],
-            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => &[],
+            FieldModule::Bn254Fq => &[
+                0xd87cfd47, 0x3c208c16, 0x6871ca8d, 0x97816a91, 0x8181585d, 0xb85045b6, 0xe131a029,
+                0x30644e72,
+            ],
+            FieldModule::Bn254Fr => &[
+                0xf0000001, 0x43e1f593, 0x79b97091, 0x2833e848, 0x8181585d, 0xb85045b6, 0xe131a029,
+                0x30644e72,
+            ],
+            FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 | FieldModule::Bn254Fq2 => &[],
         }
     }
 
@@ -173,6 +202,12 @@ impl FieldModule {
             FieldModule::Bls12_377Fq2 => vec![
                 fragment!("generated/bls12_377_fq.wgsl"),
                 fragment!("generated/bls12_377_fq2.wgsl"),
+            ],
+            FieldModule::Bn254Fq => vec![fragment!("generated/bn254_fq.wgsl")],
+            FieldModule::Bn254Fr => vec![fragment!("generated/bn254_fr.wgsl")],
+            FieldModule::Bn254Fq2 => vec![
+                fragment!("generated/bn254_fq.wgsl"),
+                fragment!("generated/bn254_fq2.wgsl"),
             ],
         }
     }
@@ -209,7 +244,7 @@ pub fn field_shim(f: FieldModule) -> Part {
     let w = f.words();
     let mut s = format!("alias Fe = {ty};\nconst FE_WORDS: u32 = {w}u;\n");
     match f {
-        FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => {
+        FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 | FieldModule::Bn254Fq2 => {
             let h = w / 2;
             s.push_str(&format!(
                 "fn fe_from_words(w: array<u32, {w}>) -> Fe {{\n    var r: Fe;\n    for (var i = 0u; i < {h}u; i++) {{\n        r.c0[i] = w[i];\n        r.c1[i] = w[i + {h}u];\n    }}\n    return r;\n}}\n"
@@ -364,6 +399,7 @@ fn lazy_parts(f: FieldModule) -> Vec<Part> {
     let module = match f {
         FieldModule::Bls12_381Fr => fragment!("generated/bls12_381_fr_lazy.wgsl"),
         FieldModule::Bls12_377Fr => fragment!("generated/bls12_377_fr_lazy.wgsl"),
+        FieldModule::Bn254Fr => fragment!("generated/bn254_fr_lazy.wgsl"),
         _ => panic!("{} has no lazy module", f.id()),
     };
     let (pre, _) = f.prefix_and_type();
@@ -444,7 +480,11 @@ pub fn ntt_elementwise(f: FieldModule) -> Composed {
 }
 
 /// The scalar fields the NTT supports.
-pub const NTT_FIELDS: [FieldModule; 2] = [FieldModule::Bls12_381Fr, FieldModule::Bls12_377Fr];
+pub const NTT_FIELDS: [FieldModule; 3] = [
+    FieldModule::Bls12_381Fr,
+    FieldModule::Bls12_377Fr,
+    FieldModule::Bn254Fr,
+];
 
 /// Every shipped module: what `build.rs` validates.
 pub fn all() -> Vec<Composed> {

@@ -54,7 +54,7 @@ macro_rules! groups {
                 }
             }
 
-            /// The group's scalar field where a module of it exists (the BLS12 groups: the
+            /// The group's scalar field where a module of it exists (the BLS12 and BN254 groups: the
             /// field the NTT also uses); ed-on-bls12-377's scalar field has none.
             pub const fn scalar_field(self) -> Option<FieldModule> {
                 match self {
@@ -84,6 +84,10 @@ groups! {
     Bls12_377G2: bls12_377_g2, "bls12-377-g2", Bls12_377Fq, Some(FieldModule::Bls12_377Fr), 2;
     /// ed-on-bls12-377.
     EdOnBls12_377: ed_on_bls12_377, "ed-on-bls12-377", Bls12_377Fr, None, 1;
+    /// BN254 G1 (alt_bn128: Ethereum's precompile curve, circom's and snarkjs').
+    Bn254G1: bn254_g1, "bn254-g1", Bn254Fq, Some(FieldModule::Bn254Fr), 1;
+    /// BN254 G2 (Fq2 coordinates as pairs of Fq registers).
+    Bn254G2: bn254_g2, "bn254-g2", Bn254Fq, Some(FieldModule::Bn254Fr), 2;
 }
 
 impl Group {

@@ -42,6 +42,8 @@ mod tests {
             (FieldModule::Bls12_381Fr, KnownField::Bls12_381Fr),
             (FieldModule::Bls12_377Fq, KnownField::Bls12_377Fq),
             (FieldModule::Bls12_377Fr, KnownField::Bls12_377Fr),
+            (FieldModule::Bn254Fq, KnownField::Bn254Fq),
+            (FieldModule::Bn254Fr, KnownField::Bn254Fr),
         ];
         for (m, f) in prime {
             assert_eq!(m.words() as usize, f.params().n_limbs, "{}", m.id());
@@ -54,6 +56,7 @@ mod tests {
         for (m, f) in [
             (FieldModule::Bls12_381Fq2, KnownFq2::Bls12_381),
             (FieldModule::Bls12_377Fq2, KnownFq2::Bls12_377),
+            (FieldModule::Bn254Fq2, KnownFq2::Bn254),
         ] {
             assert_eq!(m.words() as usize, 2 * f.base_limbs());
             assert_eq!(m.id(), f.file_stem());
