@@ -194,25 +194,29 @@ impl Report {
         self.print_stages(sequential);
         if let Some(s) = &self.stream {
             let g = s.gpu_proofs as f64 / s.gpu_seconds;
-            let c = if s.cpu_proofs > 0 {
-                s.cpu_proofs as f64 / s.cpu_seconds
-            } else {
-                f64::NAN
-            };
+            // Without reference proofs (--no-reference) the CPU columns say so.
+            let cpu = (s.cpu_proofs > 0).then(|| s.cpu_proofs as f64 / s.cpu_seconds);
             println!();
             println!(
                 "| stream of {} proofs ({} synthesis threads) | zkgpu | ark-groth16, one after the other ({} proofs) | ratio |",
                 s.gpu_proofs, s.workers, s.cpu_proofs
             );
             println!("|---|---|---|---|");
-            println!(
-                "| **proofs per second** | **{g:.2}** | {c:.3} | **{}** |",
-                ratio(g / c)
-            );
+            match cpu {
+                Some(c) => println!(
+                    "| **proofs per second** | **{g:.2}** | {c:.3} | **{}** |",
+                    ratio(g / c)
+                ),
+                None => println!("| **proofs per second** | **{g:.2}** | not run | |"),
+            }
             println!(
                 "| wall time | {} | {} | |",
                 secs(s.gpu_seconds),
-                secs(s.cpu_seconds)
+                if cpu.is_some() {
+                    secs(s.cpu_seconds)
+                } else {
+                    "not run".into()
+                }
             );
             println!(
                 "| per proof, median: synthesis (on a worker) / GPU part | {} / {} | | |",
