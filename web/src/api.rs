@@ -13,7 +13,7 @@ use std::str::FromStr;
 
 use ark_bls12_381::{Bls12_381, Fr};
 use ark_ff::UniformRand;
-use ark_groth16::{Groth16, Proof, ProvingKey, prepare_verifying_key};
+use ark_groth16::{Groth16, Proof, ProvingKey};
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use web_time::Instant;
@@ -278,7 +278,7 @@ impl Prover {
             .enumerate()
             .map(|(i, s)| field(&format!("public input {i}"), s))
             .collect::<Result<Vec<_>, _>>()?;
-        let pvk = prepare_verifying_key(&self.pk.vk);
-        Groth16::<Bls12_381>::verify_proof(&pvk, &proof, &public).map_err(|e| e.to_string())
+        Groth16::<Bls12_381>::verify_proof(self.prepared.verifying_key(), &proof, &public)
+            .map_err(|e| e.to_string())
     }
 }
