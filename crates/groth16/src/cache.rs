@@ -230,6 +230,13 @@ impl<E: GpuPairing> GpuProver<E> {
         path: &Path,
     ) -> Result<(), ProveError> {
         prepared.check_context(&self.ctx)?;
+        if prepared.qap != crate::matrices::Qap::Libsnark {
+            return Err(CacheError::Foreign {
+                path: path.to_owned(),
+                what: "keys of circom's QAP reduction are not cached (yet)".into(),
+            }
+            .into());
+        }
         let io = |source| CacheError::Io {
             path: path.to_owned(),
             source,
@@ -331,6 +338,7 @@ impl<E: GpuPairing> GpuProver<E> {
             num_inputs: header.num_inputs,
             num_witness: header.num_witness,
             domain_size: header.domain_size,
+            qap: crate::matrices::Qap::Libsnark,
             key_hash: Some(header.key_hash),
             matrices,
         })

@@ -14,7 +14,7 @@ use zkgpu_msm::{Fold, GpuMsm, PreparedBases};
 use zkgpu_ntt::NttField;
 
 use crate::error::ProveError;
-use crate::matrices::R1csMatrices;
+use crate::matrices::{Qap, R1csMatrices};
 use crate::prover::GpuProver;
 use crate::synth::synthesize_matrices;
 
@@ -76,6 +76,8 @@ pub struct PreparedProvingKey<E: GpuPairing> {
     pub(crate) num_inputs: usize,
     pub(crate) num_witness: usize,
     pub(crate) domain_size: usize,
+    /// The QAP reduction the key was made for (its H query's length tells them apart).
+    pub(crate) qap: Qap,
     /// [`crate::key_hash`] of the proving key, where it was computed (caching).
     pub(crate) key_hash: Option<[u8; 32]>,
     pub(crate) matrices: OnceLock<Arc<R1csMatrices<E::ScalarField>>>,
@@ -92,9 +94,15 @@ impl<E: GpuPairing> PreparedProvingKey<E> {
         self.num_witness
     }
 
-    /// Size of the evaluation domain (the key's `h_query` length plus one).
+    /// Size of the evaluation domain (the key's `h_query` length plus one, or its length for
+    /// [`Qap::Circom`]).
     pub fn domain_size(&self) -> usize {
         self.domain_size
+    }
+
+    /// The QAP reduction the key was made for.
+    pub fn qap(&self) -> Qap {
+        self.qap
     }
 
     /// The verifying key, prepared for pairings.
@@ -132,16 +140,19 @@ impl<E: GpuPairing> PreparedProvingKey<E> {
         self.a_b_l.layout().bytes() + self.b_g2.layout().bytes() + self.h.layout().bytes()
     }
 
-    /// Stores `m` as the key's matrices if it has none and they fit the key's counts.
+    /// Stores `m` as the key's matrices if it has none and they fit the key's counts and
+    /// reduction.
     pub(crate) fn learn_matrices(&self, m: R1csMatrices<E::ScalarField>) {
-        if m.num_inputs == self.num_inputs && m.num_witness == self.num_witness {
+        if m.num_inputs == self.num_inputs && m.num_witness == self.num_witness && m.qap == self.qap
+        {
             let _ = self.matrices.set(Arc::new(m));
         }
     }
 }
 
-/// The checks of a proving key's vectors against each other: `(num_inputs, domain_size)`.
-fn check_key<E: Pairing>(pk: &ProvingKey<E>) -> Result<(usize, usize), ProveError> {
+/// The checks of a proving key's vectors against each other and the reduction `qap`:
+/// `(num_inputs, domain_size)`.
+fn check_key<E: Pairing>(pk: &ProvingKey<E>, qap: Qap) -> Result<(usize, usize), ProveError> {
     let vars = pk.a_query.len();
     let num_inputs = pk.vk.gamma_abc_g1.len();
     let malformed = |what: String| Err(ProveError::MalformedKey(what));
@@ -161,12 +172,17 @@ fn check_key<E: Pairing>(pk: &ProvingKey<E>) -> Result<(usize, usize), ProveErro
             pk.l_query.len()
         ));
     }
-    let domain_size = pk.h_query.len() + 1;
-    if !domain_size.is_power_of_two() {
-        return malformed(format!(
-            "h_query has {} elements, not a power of two minus one",
-            pk.h_query.len()
-        ));
+    let h = pk.h_query.len();
+    let domain_size = match qap {
+        Qap::Libsnark => h + 1,
+        Qap::Circom => h,
+    };
+    if !domain_size.is_power_of_two() || qap.h_query_len(domain_size) != h {
+        let shape = match qap {
+            Qap::Libsnark => "a power of two minus one",
+            Qap::Circom => "a power of two (circom's reduction)",
+        };
+        return malformed(format!("h_query has {h} elements, not {shape}"));
     }
     Ok((num_inputs, domain_size))
 }
@@ -199,7 +215,42 @@ impl<E: GpuPairing> GpuProver<E> {
         &self,
         pk: &ProvingKey<E>,
     ) -> Result<PreparedProvingKey<E>, ProveError> {
-        let (num_inputs, domain_size) = check_key(pk)?;
+        self.prepare_qap(pk, Qap::Libsnark).await
+    }
+
+    /// [`GpuProver::prepare`] with the circuit's matrices known (for instance read from a
+    /// snarkjs key with them): every proof synthesizes the witness alone, and the key's
+    /// reduction is the matrices' ([`R1csMatrices::qap`]). The matrices are trusted to be the
+    /// key's: other constraints of the same shape make every proof
+    /// `ProveError::ProofRejected`, never a wrong proof.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn prepare_with_matrices(
+        &self,
+        pk: &ProvingKey<E>,
+        matrices: R1csMatrices<E::ScalarField>,
+    ) -> Result<PreparedProvingKey<E>, ProveError> {
+        self.prepare_with_matrices_async(pk, matrices).block_on()
+    }
+
+    /// [`GpuProver::prepare_with_matrices`] without a blocking wait.
+    pub async fn prepare_with_matrices_async(
+        &self,
+        pk: &ProvingKey<E>,
+        m: R1csMatrices<E::ScalarField>,
+    ) -> Result<PreparedProvingKey<E>, ProveError> {
+        let prepared = self.prepare_qap(pk, m.qap).await?;
+        check_counts(&prepared, m.num_inputs, m.num_witness, m.num_constraints)?;
+        prepared.learn_matrices(m);
+        Ok(prepared)
+    }
+
+    /// Checks `pk` for the reduction `qap` and uploads its bases.
+    async fn prepare_qap(
+        &self,
+        pk: &ProvingKey<E>,
+        qap: Qap,
+    ) -> Result<PreparedProvingKey<E>, ProveError> {
+        let (num_inputs, domain_size) = check_key(pk, qap)?;
         // The witness map's batch of three transforms must fit this device's bindings: a key
         // too large for them is refused here, before its bases are uploaded.
         zkgpu_ntt::buffer_plan(
@@ -242,6 +293,7 @@ impl<E: GpuPairing> GpuProver<E> {
             num_inputs,
             num_witness: pk.l_query.len(),
             domain_size,
+            qap,
             key_hash: None,
             matrices: OnceLock::new(),
         })

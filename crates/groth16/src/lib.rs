@@ -24,6 +24,7 @@ mod key;
 mod matrices;
 mod prover;
 mod qap;
+mod reduction;
 #[cfg(not(target_arch = "wasm32"))]
 mod stream;
 mod synth;
@@ -32,7 +33,7 @@ mod synth;
 pub use cache::{CacheError, CacheOutcome, key_hash};
 pub use error::ProveError;
 pub use key::{GpuPairing, PreparedProvingKey};
-pub use matrices::{ConstraintRows, MatrixError, R1csMatrices};
+pub use matrices::{ConstraintRows, MatrixError, Qap, R1csMatrices};
 pub use prover::{GpuProver, ProofTimings};
 #[cfg(not(target_arch = "wasm32"))]
 pub use qap::gpu_context;

@@ -5,6 +5,8 @@
 //! witness alone (`SynthesisMode::Prove { construct_matrices: false }`).
 
 use ark_ff::PrimeField;
+
+pub use crate::reduction::Qap;
 use ark_relations::gr1cs::Matrix;
 
 /// Errors building [`R1csMatrices`] from arkworks' matrices.
@@ -206,6 +208,8 @@ pub struct R1csMatrices<F> {
     pub(crate) num_inputs: usize,
     pub(crate) num_witness: usize,
     pub(crate) num_constraints: usize,
+    /// The reduction the rows feed ([`Qap::Circom`]: C is empty and `C z` is `(A z) (B z)`).
+    pub(crate) qap: Qap,
 }
 
 impl<F: PrimeField> R1csMatrices<F> {
@@ -220,6 +224,16 @@ impl<F: PrimeField> R1csMatrices<F> {
         let [a, b, c] = matrices else {
             return Err(MatrixError::NotR1cs(matrices.len()));
         };
+        let counts = (num_inputs, num_witness, num_constraints);
+        Self::from_matrices([a, b, c], counts, Qap::Libsnark)
+    }
+
+    /// The compact rows of `[a, b, c]` for `(num_inputs, num_witness, num_constraints)`.
+    fn from_matrices(
+        [a, b, c]: [&Matrix<F>; 3],
+        (num_inputs, num_witness, num_constraints): (usize, usize, usize),
+        qap: Qap,
+    ) -> Result<Self, MatrixError> {
         let variables = num_inputs + num_witness;
         let rows = |matrix: usize, m: &Matrix<F>| {
             if m.len() < num_constraints {
@@ -239,7 +253,27 @@ impl<F: PrimeField> R1csMatrices<F> {
             num_inputs,
             num_witness,
             num_constraints,
+            qap,
         })
+    }
+
+    /// From the A and B matrices of a circom circuit (a snarkjs key's, without the rows that
+    /// copy the instance), for [`Qap::Circom`]: `C z` is taken as `(A z) (B z)` row by row.
+    pub fn from_circom(
+        a: &Matrix<F>,
+        b: &Matrix<F>,
+        num_inputs: usize,
+        num_witness: usize,
+        num_constraints: usize,
+    ) -> Result<Self, MatrixError> {
+        let c: Matrix<F> = vec![Vec::new(); num_constraints];
+        let counts = (num_inputs, num_witness, num_constraints);
+        Self::from_matrices([a, b, &c], counts, Qap::Circom)
+    }
+
+    /// The QAP reduction these rows feed.
+    pub fn qap(&self) -> Qap {
+        self.qap
     }
 
     /// Instance variables, the constant one included.
@@ -337,6 +371,10 @@ pub trait ConstraintRows<F>: Sync {
             *o = self.eval_row(start + k, z);
         }
     }
+    /// The reduction the rows feed.
+    fn qap(&self) -> Qap {
+        Qap::Libsnark
+    }
 }
 
 impl<F: PrimeField> ConstraintRows<F> for R1csMatrices<F> {
@@ -350,7 +388,16 @@ impl<F: PrimeField> ConstraintRows<F> for R1csMatrices<F> {
 
     fn eval_row(&self, i: usize, z: &[F]) -> (F, F, F) {
         let [a, b, c] = &self.m;
-        (a.eval(i, z), b.eval(i, z), c.eval(i, z))
+        let (a, b) = (a.eval(i, z), b.eval(i, z));
+        let c = match self.qap {
+            Qap::Libsnark => c.eval(i, z),
+            Qap::Circom => a * b,
+        };
+        (a, b, c)
+    }
+
+    fn qap(&self) -> Qap {
+        self.qap
     }
 
     /// Each row once: a repeat of a row of this block is read from its result; a repeat of
@@ -370,6 +417,9 @@ impl<F: PrimeField> ConstraintRows<F> for R1csMatrices<F> {
                     let (a, b, c) = out[k - d];
                     [a, b, c][from]
                 };
+            }
+            if self.qap == Qap::Circom {
+                v[2] = v[0] * v[1];
             }
             out[k] = (v[0], v[1], v[2]);
         }

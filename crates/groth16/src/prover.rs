@@ -287,6 +287,24 @@ impl<E: GpuPairing> GpuProver<E> {
         Ok((proof, timings))
     }
 
+    /// [`GpuProver::prove_witness`] on this thread, each GPU step awaited in turn (no other
+    /// thread and no blocking wait: the way in a browser).
+    pub async fn prove_witness_async(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        witness: Witness<E::ScalarField>,
+        r: E::ScalarField,
+        s: E::ScalarField,
+    ) -> Result<(Proof<E>, ProofTimings), ProveError> {
+        let t = Instant::now();
+        let unchecked = self
+            .prove_unchecked(pk, Synth::Witness(witness), None, (r, s), false)
+            .await?;
+        let (proof, mut timings) = self.finish(pk, unchecked)?;
+        timings.total = t.elapsed().as_secs_f64();
+        Ok((proof, timings))
+    }
+
     /// The proof of a synthesized circuit: checked against the key, assembled on the GPU,
     /// verified. A full synthesis also teaches the key its matrices once its proof verifies;
     /// its constraint system `cs`, where given, names an unsatisfied constraint.

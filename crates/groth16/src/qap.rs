@@ -27,7 +27,7 @@ use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError, NttField};
 #[cfg(not(target_arch = "wasm32"))]
 use zkgpu_runtime::GpuContext;
 
-use crate::matrices::{ArkRows, ConstraintRows};
+use crate::matrices::{ArkRows, ConstraintRows, Qap};
 
 #[cfg(not(target_arch = "wasm32"))]
 /// The reduction's engines, all on one context.
@@ -369,31 +369,8 @@ pub async fn witness_map_rows_timed<F: NttField>(
         return Err(WitnessMapError::Unsatisfied { constraint });
     }
     let t = clock();
-    let coset = domain
-        .get_coset(F::GENERATOR)
-        .ok_or(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable))?;
-    let z_inv = domain
-        .evaluate_vanishing_polynomial(F::GENERATOR)
-        .inverse()
-        .ok_or(WitnessMapError::Synthesis(SynthesisError::DivisionByZero))?;
     let mut enc = ntt.encoder();
-    ntt.record_transform(&mut enc, &mut dv, &domain, Direction::Inverse, None)
-        .await?;
-    ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Forward, None)
-        .await?;
-    ntt.record_elementwise(
-        &mut enc,
-        &dv,
-        Elementwise::MulSubScale {
-            a: 0,
-            b: 1,
-            d: 2,
-            c: z_inv,
-        },
-    )
-    .await?;
-    ntt.record_transform(&mut enc, &mut dv, &coset, Direction::Inverse, Some(1))
-        .await?;
+    record_quotient(ntt, &mut enc, &mut dv, &domain, rows.qap()).await?;
     // The quotient's download rides in the transforms' submission: a separate one would
     // queue behind whatever MSM the prover's other thread submitted meanwhile.
     let download = ntt.record_download(&mut enc, &dv, 0)?;
@@ -403,4 +380,50 @@ pub async fn witness_map_rows_timed<F: NttField>(
     let h = ntt.finish_download(download, submission).await?;
     timings.download = t.elapsed().as_secs_f64();
     Ok(h)
+}
+
+/// Records the transforms and the elementwise step that turn `A z`, `B z`, `C z` (vectors 0,
+/// 1, 2 of `dv`, on `domain`) into the H query's scalars in vector 0, for the reduction `qap`.
+async fn record_quotient<F: NttField>(
+    ntt: &GpuNtt<F>,
+    enc: &mut zkgpu_ntt::NttEncoder,
+    dv: &mut zkgpu_ntt::DeviceVec<F>,
+    domain: &Radix2EvaluationDomain<F>,
+    qap: Qap,
+) -> Result<(), WitnessMapError> {
+    let no_domain = || WitnessMapError::Synthesis(SynthesisError::PolynomialDegreeTooLarge);
+    // The offset of the coset the quotient is evaluated on, and the constant it is scaled by.
+    let (offset, c) = match qap {
+        // LibsnarkReduction: the coset g H, divided by Z(g), then interpolated back.
+        Qap::Libsnark => {
+            let z_inv = domain
+                .evaluate_vanishing_polynomial(F::GENERATOR)
+                .inverse()
+                .ok_or(WitnessMapError::Synthesis(SynthesisError::DivisionByZero))?;
+            (F::GENERATOR, z_inv)
+        }
+        // circom's: `a b - c` on the coset w H of a 2n-th root of unity w, left there.
+        Qap::Circom => {
+            let double =
+                Radix2EvaluationDomain::<F>::new(2 * domain.size()).ok_or_else(no_domain)?;
+            (double.group_gen(), F::one())
+        }
+    };
+    let coset = domain.get_coset(offset).ok_or_else(no_domain)?;
+    ntt.record_transform(enc, dv, domain, Direction::Inverse, None)
+        .await?;
+    ntt.record_transform(enc, dv, &coset, Direction::Forward, None)
+        .await?;
+    let step = Elementwise::MulSubScale {
+        a: 0,
+        b: 1,
+        d: 2,
+        c,
+    };
+    ntt.record_elementwise(enc, dv, step).await?;
+    if qap == Qap::Libsnark {
+        ntt.record_transform(enc, dv, &coset, Direction::Inverse, Some(1))
+            .await?;
+    }
+    Ok(())
 }

@@ -170,6 +170,29 @@ fn witness_only<E: GpuPairing>(seed: u64) {
     let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
     assert!(got == want, "witness-only proof differs from ark-groth16's");
 
+    // The same matrices given with the key (prepare_with_matrices): the same proof. Given as
+    // circom's reduction's, the key's H query has the wrong length for them.
+    let m = prepared.matrices().unwrap().clone();
+    let given = prover.prepare_with_matrices(&pk, m.clone()).unwrap();
+    assert_eq!(given.qap(), zkgpu_groth16::Qap::Libsnark);
+    let (again, _) = prover
+        .prove_with_randomness(&given, circuit.clone(), r, s)
+        .unwrap();
+    assert!(again == want);
+    let w = zkgpu_groth16::synthesize_witness(circuit.clone()).unwrap();
+    let circom = zkgpu_groth16::R1csMatrices::from_circom(
+        &vec![vec![]; m.num_constraints()],
+        &vec![vec![]; m.num_constraints()],
+        w.num_inputs,
+        w.num_witness(),
+        m.num_constraints(),
+    )
+    .unwrap();
+    match prover.prepare_with_matrices(&pk, circom) {
+        Err(ProveError::MalformedKey(_) | ProveError::KeyMismatch { .. }) => {}
+        other => panic!("expected a refused key, got {other:?}"),
+    }
+
     // An unsatisfied witness: the first failing constraint of the key's matrices, unnamed.
     let mut bad = circuit.clone();
     bad.corrupt = Some(7);

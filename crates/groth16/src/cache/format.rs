@@ -12,7 +12,7 @@ use zkgpu_msm::{BasesLayout, StoredFold};
 
 use super::{BLOCK, CacheError};
 use crate::key::{GpuPairing, KeyPoints, PreparedProvingKey};
-use crate::matrices::{R1csMatrices, SparseRows};
+use crate::matrices::{Qap, R1csMatrices, SparseRows};
 
 /// The file's first bytes.
 pub(super) const MAGIC: &[u8; 8] = b"ZKGPUPK\x01";
@@ -401,6 +401,7 @@ fn decode_matrices<F: PrimeField>(r: &mut Reader<'_>) -> Result<R1csMatrices<F>,
         num_inputs,
         num_witness,
         num_constraints,
+        qap: Qap::Libsnark,
     })
 }
 
