@@ -1,0 +1,32 @@
+//! circom and snarkjs on the GPU: prove a snarkjs `.zkey` and a `.wtns` witness with the
+//! GPU prover, as rapidsnark or `snarkjs groth16 prove` would.
+//!
+//! - [`read_zkey`] reads a BN254 Groth16 `.zkey` into a [`CircomKey`] (the proving key and
+//!   the A and B matrices); [`read_wtns`] a witness. Both check every length, the primes and
+//!   every point, and build for wasm32 (no ark-circom, which pulls wasmer).
+//! - [`CircomKey::prepare`] uploads the key for a `zkgpu_groth16::GpuProver<Bn254>` with
+//!   circom's reduction ([`zkgpu_groth16::Qap::Circom`]); [`prove`] / [`prove_async`] prove.
+//!   The proofs equal [`reference_proof`]'s (ark-groth16 with [`CircomReduction`], which is
+//!   ark-circom's prover) for the same `r` and `s`.
+//! - [`proof_json`] and [`public_json`] write snarkjs' `proof.json` and `public.json`;
+//!   [`read_verifying_key_json`] reads `verification_key.json` for [`verify`].
+
+mod binfile;
+mod error;
+mod field;
+mod json;
+mod prove;
+mod reduction;
+mod wtns;
+mod zkey;
+
+pub use error::CircomError;
+pub use json::{
+    proof_json, public_json, read_proof_json, read_public_json, read_verifying_key_json,
+};
+#[cfg(not(target_arch = "wasm32"))]
+pub use prove::prove;
+pub use prove::{CircomProof, check_witness, prove_async, reference_proof, verify};
+pub use reduction::CircomReduction;
+pub use wtns::{read_wtns, write_wtns};
+pub use zkey::{CircomKey, read_zkey};

@@ -1,0 +1,165 @@
+//! Proving a circom circuit: its snarkjs key on the GPU, its `.wtns` witness, circom's
+//! reduction; and the same proof on the CPU cores (ark-groth16 with circom's reduction, what
+//! ark-circom runs) as the reference.
+
+use ark_bn254::{Bn254, Fr};
+use ark_ff::One;
+use ark_groth16::{Groth16, PreparedVerifyingKey, Proof, VerifyingKey};
+use zkgpu_groth16::{GpuProver, PreparedProvingKey, ProofTimings, ProveError, Witness};
+
+use crate::error::CircomError;
+use crate::reduction::CircomReduction;
+use crate::zkey::CircomKey;
+
+/// A proof with its public signals, as snarkjs' `groth16.prove` returns them.
+#[derive(Clone, Debug)]
+pub struct CircomProof {
+    /// The proof.
+    pub proof: Proof<Bn254>,
+    /// The public signals (outputs, then public inputs): the witness's values 1 to
+    /// `num_public`.
+    pub public_signals: Vec<Fr>,
+    /// Where the time went.
+    pub timings: ProofTimings,
+}
+
+impl CircomKey {
+    /// Uploads the key's bases and matrices for `prover`: every proof then reads its witness
+    /// alone.
+    pub async fn prepare_async(
+        &self,
+        prover: &GpuProver<Bn254>,
+    ) -> Result<PreparedProvingKey<Bn254>, CircomError> {
+        let m = self.matrices()?;
+        Ok(prover
+            .prepare_with_matrices_async(&self.proving_key, m)
+            .await?)
+    }
+
+    /// [`CircomKey::prepare_async`], blocking.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn prepare(
+        &self,
+        prover: &GpuProver<Bn254>,
+    ) -> Result<PreparedProvingKey<Bn254>, CircomError> {
+        Ok(prover.prepare_with_matrices(&self.proving_key, self.matrices()?)?)
+    }
+}
+
+/// The witness `values` (a `.wtns`'s) checked against `key`: its length and its constant one.
+pub fn check_witness(
+    key: &PreparedProvingKey<Bn254>,
+    values: Vec<Fr>,
+) -> Result<Witness<Fr>, CircomError> {
+    let (inputs, witness) = (key.num_instance_variables(), key.num_witness_variables());
+    if values.len() != inputs + witness {
+        return Err(CircomError::WitnessMismatch(format!(
+            "the witness has {} values, the key's circuit {} signals",
+            values.len(),
+            inputs + witness
+        )));
+    }
+    if !values[0].is_one() {
+        return Err(CircomError::WitnessMismatch(
+            "its first value (the constant signal) is not 1".into(),
+        ));
+    }
+    Ok(Witness {
+        full_assignment: values,
+        num_inputs: inputs,
+    })
+}
+
+/// The proof and the public signals of the witness `values`, proved by `prove`.
+async fn prove_with<Fut>(
+    key: &PreparedProvingKey<Bn254>,
+    values: Vec<Fr>,
+    prove: impl FnOnce(Witness<Fr>) -> Fut,
+) -> Result<CircomProof, CircomError>
+where
+    Fut: std::future::Future<Output = Result<(Proof<Bn254>, ProofTimings), ProveError>>,
+{
+    let w = check_witness(key, values)?;
+    let public_signals = w.full_assignment[1..w.num_inputs].to_vec();
+    let (proof, timings) = prove(w).await?;
+    Ok(CircomProof {
+        proof,
+        public_signals,
+        timings,
+    })
+}
+
+/// The proof of the witness `values` against `key` for the given `r` and `s`, on the GPU,
+/// each step awaited in turn (the way in a browser). A witness that does not satisfy the
+/// circuit gives [`CircomError::NotSatisfied`].
+pub async fn prove_async(
+    prover: &GpuProver<Bn254>,
+    key: &PreparedProvingKey<Bn254>,
+    values: Vec<Fr>,
+    r: Fr,
+    s: Fr,
+) -> Result<CircomProof, CircomError> {
+    prove_with(key, values, |w| prover.prove_witness_async(key, w, r, s)).await
+}
+
+/// [`prove_async`] natively: the witness map and the MSMs on two host threads.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn prove(
+    prover: &GpuProver<Bn254>,
+    key: &PreparedProvingKey<Bn254>,
+    values: Vec<Fr>,
+    r: Fr,
+    s: Fr,
+) -> Result<CircomProof, CircomError> {
+    use zkgpu_runtime::BlockOn;
+    // The future is ready at once: the proof is made on this call's threads.
+    prove_with(key, values, |w| {
+        std::future::ready(prover.prove_witness(key, w, r, s))
+    })
+    .block_on()
+}
+
+/// The same proof on the CPU: ark-groth16 with circom's reduction over the key's matrices
+/// (ark-circom's prover), for the given `r` and `s`.
+pub fn reference_proof(
+    key: &CircomKey,
+    values: &[Fr],
+    r: Fr,
+    s: Fr,
+) -> Result<Proof<Bn254>, CircomError> {
+    if values.len() != key.num_variables {
+        return Err(CircomError::WitnessMismatch(format!(
+            "the witness has {} values, the key's circuit {} signals",
+            values.len(),
+            key.num_variables
+        )));
+    }
+    Groth16::<Bn254, CircomReduction>::create_proof_with_reduction_and_matrices(
+        &key.proving_key,
+        r,
+        s,
+        &key.ab,
+        key.num_public + 1,
+        key.num_constraints(),
+        values,
+    )
+    .map_err(|e| CircomError::Prove(zkgpu_groth16::ProveError::Synthesis(e)))
+}
+
+/// Whether `proof` verifies against `vk` for the public signals (snarkjs' `groth16 verify`).
+pub fn verify(
+    vk: &VerifyingKey<Bn254>,
+    proof: &Proof<Bn254>,
+    public_signals: &[Fr],
+) -> Result<bool, CircomError> {
+    if public_signals.len() + 1 != vk.gamma_abc_g1.len() {
+        return Err(CircomError::WitnessMismatch(format!(
+            "{} public signals for a verifying key of {}",
+            public_signals.len(),
+            vk.gamma_abc_g1.len() - 1
+        )));
+    }
+    let pvk: PreparedVerifyingKey<Bn254> = ark_groth16::prepare_verifying_key(vk);
+    Groth16::<Bn254>::verify_proof(&pvk, proof, public_signals)
+        .map_err(|e| CircomError::Prove(zkgpu_groth16::ProveError::Synthesis(e)))
+}

@@ -1,0 +1,141 @@
+//! circom proofs on the GPU (the adapter wgpu finds; lavapipe in CI): equal to the CPU
+//! prover's (ark-groth16 with circom's reduction) for the same `r` and `s`, verified with the
+//! verification key snarkjs exported; the witness map alone equal to the CPU's; bad witnesses
+//! refused.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use ark_bn254::{Bn254, Fr};
+use ark_ff::{One, UniformRand, Zero};
+use ark_groth16::r1cs_to_qap::R1CSToQAP;
+use ark_poly::GeneralEvaluationDomain;
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use common::{CIRCUITS, fixture, text};
+use zkgpu_circom::{
+    CircomError, CircomReduction, prove, prove_async, read_verifying_key_json, read_wtns,
+    read_zkey, reference_proof, verify,
+};
+use zkgpu_groth16::{GpuProver, ProveError, Qap, WitnessMapTimings, witness_map_rows_timed};
+use zkgpu_ntt::GpuNtt;
+use zkgpu_runtime::BlockOn;
+
+#[test]
+fn gpu_witness_map_equals_circoms_reduction_on_the_cpu() {
+    let ntt = GpuNtt::<Fr>::new(zkgpu_testing::shared_context());
+    for (name, ..) in CIRCUITS {
+        let key = read_zkey(&fixture(&format!("{name}.zkey"))).unwrap();
+        let w = read_wtns(&fixture(&format!("{name}.wtns"))).unwrap();
+        let m = key.matrices().unwrap();
+        assert_eq!(m.qap(), Qap::Circom);
+        let inputs = key.num_public + 1;
+        let mut t = WitnessMapTimings::default();
+        let gpu = witness_map_rows_timed(&ntt, &m, inputs, &w, &mut t)
+            .block_on()
+            .unwrap();
+        let ab = [key.a().clone(), key.b().clone()];
+        let cpu = CircomReduction::witness_map_from_matrices::<Fr, GeneralEvaluationDomain<Fr>>(
+            &ab,
+            inputs,
+            key.num_constraints(),
+            &w,
+        )
+        .unwrap();
+        assert_eq!(gpu.len(), key.domain_size, "{name}");
+        assert_eq!(gpu, cpu, "{name}");
+        assert!(
+            gpu.iter().any(|x| !x.is_zero()),
+            "{name}: an all-zero quotient"
+        );
+    }
+}
+
+#[test]
+fn gpu_proofs_equal_the_cpu_provers_and_verify() {
+    let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
+    let mut rng = StdRng::seed_from_u64(340);
+    for (name, ..) in CIRCUITS {
+        let key = read_zkey(&fixture(&format!("{name}.zkey"))).unwrap();
+        let vk = read_verifying_key_json(&text(&format!("{name}_vkey.json"))).unwrap();
+        let w = read_wtns(&fixture(&format!("{name}.wtns"))).unwrap();
+        let prepared = key.prepare(&prover).unwrap();
+        assert_eq!(prepared.qap(), Qap::Circom);
+        assert!(prepared.matrices().is_some());
+        let rs = [
+            (Fr::rand(&mut rng), Fr::rand(&mut rng)),
+            (Fr::zero(), Fr::one()),
+            (Fr::one(), Fr::zero()),
+        ];
+        for (k, (r, s)) in rs.into_iter().enumerate() {
+            // The native path (two host threads) and the browser's (one, awaited in turn).
+            let gpu = if k == 1 {
+                prove_async(&prover, &prepared, w.clone(), r, s).block_on()
+            } else {
+                prove(&prover, &prepared, w.clone(), r, s)
+            }
+            .unwrap();
+            let cpu = reference_proof(&key, &w, r, s).unwrap();
+            assert_eq!(gpu.proof, cpu, "{name}, r s #{k}");
+            assert_eq!(gpu.public_signals, w[1..=key.num_public], "{name}");
+            assert!(
+                verify(&vk, &gpu.proof, &gpu.public_signals).unwrap(),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn witnesses_of_other_circuits_or_unsatisfying_are_refused() {
+    let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
+    let key = read_zkey(&fixture("merkle.zkey")).unwrap();
+    let prepared = key.prepare(&prover).unwrap();
+    let w = read_wtns(&fixture("merkle.wtns")).unwrap();
+    let (r, s) = (Fr::from(3u64), Fr::from(5u64));
+    // The other circuit's witness.
+    let other = read_wtns(&fixture("multiplier.wtns")).unwrap();
+    let e = prove(&prover, &prepared, other, r, s).unwrap_err();
+    assert!(matches!(e, CircomError::WitnessMismatch(_)), "{e}");
+    // A constant signal that is not one.
+    let mut bad = w.clone();
+    bad[0] = Fr::from(2u64);
+    let e = prove(&prover, &prepared, bad, r, s).unwrap_err();
+    assert!(matches!(e, CircomError::WitnessMismatch(_)), "{e}");
+    // A private signal changed (the first hash's input, the last signal, one in the middle):
+    // the proof fails its own check and none is returned.
+    for at in [key.num_public + 2, w.len() - 1, w.len() / 2] {
+        let mut bad = w.clone();
+        bad[at] += Fr::one();
+        let e = prove(&prover, &prepared, bad, r, s).unwrap_err();
+        assert!(matches!(e, CircomError::NotSatisfied), "{at}: {e}");
+    }
+    // A public signal changed alone: also refused.
+    let mut bad = w.clone();
+    bad[1] += Fr::one();
+    let e = prove(&prover, &prepared, bad, r, s).unwrap_err();
+    assert!(matches!(e, CircomError::NotSatisfied), "{e}");
+    // The key still proves the right witness after all of that.
+    let ok = prove(&prover, &prepared, w.clone(), r, s).unwrap();
+    assert_eq!(ok.proof, reference_proof(&key, &w, r, s).unwrap());
+}
+
+#[test]
+fn a_circom_key_is_refused_where_the_libsnark_shape_is_expected() {
+    let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
+    let key = read_zkey(&fixture("multiplier.zkey")).unwrap();
+    // Its H query has n points, not n - 1: prepare (arkworks' reduction) refuses it.
+    let e = prover.prepare(&key.proving_key).unwrap_err();
+    assert!(matches!(e, ProveError::MalformedKey(_)), "{e}");
+}
+
+#[test]
+fn prepared_circom_keys_are_not_written_to_the_key_cache() {
+    let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
+    let key = read_zkey(&fixture("multiplier.zkey")).unwrap();
+    let prepared = key.prepare(&prover).unwrap();
+    let path = std::env::temp_dir().join(format!("zkgpu-circom-cache-{}", std::process::id()));
+    let e = prover.save_prepared(&prepared, &path).unwrap_err();
+    assert!(e.to_string().contains("circom"), "{e}");
+    assert!(!path.exists());
+}

@@ -1,0 +1,215 @@
+//! The `.zkey`, `.wtns` and JSON readers against the files snarkjs made: counts, the
+//! verifying key of both formats, the CPU prover's proofs verified, and every damaged or
+//! foreign file refused with its error (no panic).
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use ark_bn254::{Bn254, Fr};
+use ark_ff::{One, UniformRand};
+use ark_groth16::Groth16;
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use common::{CIRCUITS, fixture, patched, section_at, text};
+use zkgpu_circom::{
+    CircomError, proof_json, public_json, read_proof_json, read_public_json,
+    read_verifying_key_json, read_wtns, read_zkey, reference_proof, verify, write_wtns,
+};
+
+#[test]
+fn keys_and_witnesses_read_as_snarkjs_wrote_them() {
+    for (name, signals, public, constraints) in CIRCUITS {
+        let key = read_zkey(&fixture(&format!("{name}.zkey"))).unwrap();
+        assert_eq!(key.num_variables, signals, "{name}");
+        assert_eq!(key.num_public, public, "{name}");
+        assert_eq!(key.num_constraints(), constraints, "{name}");
+        assert_eq!(
+            key.domain_size,
+            (constraints + public + 1).next_power_of_two()
+        );
+        assert_eq!(key.proving_key.h_query.len(), key.domain_size);
+        // The verifying key inside the .zkey is the one snarkjs exported to JSON.
+        let vk = read_verifying_key_json(&text(&format!("{name}_vkey.json"))).unwrap();
+        assert_eq!(key.proving_key.vk, vk, "{name}");
+        let wtns = fixture(&format!("{name}.wtns"));
+        let w = read_wtns(&wtns).unwrap();
+        assert_eq!(w.len(), signals);
+        assert!(w[0].is_one());
+        // Writing the values back gives snarkjs' bytes.
+        assert_eq!(write_wtns(&w), wtns, "{name}");
+    }
+    // The inputs of the fixtures: multiplier's output 3^8 * 11; merkle's public leaf 7.
+    let m = read_wtns(&fixture("multiplier.wtns")).unwrap();
+    assert_eq!(m[1], Fr::from(3u64.pow(8) * 11));
+    let w = read_wtns(&fixture("merkle.wtns")).unwrap();
+    assert_eq!(w[2], Fr::from(7u64));
+}
+
+#[test]
+fn cpu_proofs_with_circoms_reduction_verify_and_json_round_trips() {
+    let mut rng = StdRng::seed_from_u64(34);
+    for (name, ..) in CIRCUITS {
+        let key = read_zkey(&fixture(&format!("{name}.zkey"))).unwrap();
+        let vk = read_verifying_key_json(&text(&format!("{name}_vkey.json"))).unwrap();
+        let w = read_wtns(&fixture(&format!("{name}.wtns"))).unwrap();
+        let public = &w[1..=key.num_public];
+        for (r, s) in [
+            (Fr::rand(&mut rng), Fr::rand(&mut rng)),
+            (Fr::from(0u64), Fr::one()),
+        ] {
+            let proof = reference_proof(&key, &w, r, s).unwrap();
+            assert!(verify(&vk, &proof, public).unwrap(), "{name}");
+            assert_eq!(read_proof_json(&proof_json(&proof)).unwrap(), proof);
+            assert_eq!(read_public_json(&public_json(public)).unwrap(), public);
+            // A public signal changed: the proof no longer verifies.
+            let mut wrong = public.to_vec();
+            wrong[0] += Fr::one();
+            assert!(!verify(&vk, &proof, &wrong).unwrap(), "{name}");
+        }
+        // The LibsnarkReduction (ark-groth16's default) does not give a valid proof for a
+        // snarkjs key: the reduction matters.
+        let libsnark = Groth16::<Bn254>::create_proof_with_reduction_and_matrices(
+            &key.proving_key,
+            Fr::one(),
+            Fr::one(),
+            &[
+                key.a().clone(),
+                key.b().clone(),
+                vec![vec![]; key.num_constraints()],
+            ],
+            key.num_public + 1,
+            key.num_constraints(),
+            &w,
+        );
+        if let Ok(p) = libsnark {
+            assert!(!verify(&vk, &p, public).unwrap(), "{name}");
+        }
+    }
+}
+
+fn zkey_error(bytes: &[u8]) -> CircomError {
+    read_zkey(bytes).expect_err("a damaged key was read")
+}
+
+#[test]
+fn damaged_or_foreign_keys_are_refused() {
+    let good = fixture("merkle.zkey");
+    // Truncated anywhere: a format error, never a panic.
+    for len in [
+        0,
+        3,
+        11,
+        40,
+        700,
+        800,
+        90_000,
+        good.len() / 2,
+        good.len() - 1,
+    ] {
+        let e = zkey_error(&good[..len]);
+        assert!(matches!(e, CircomError::Format { .. }), "{len}: {e}");
+    }
+    assert!(
+        zkey_error(&fixture("merkle.wtns"))
+            .to_string()
+            .contains("not a .zkey")
+    );
+    // PLONK's protocol id.
+    let plonk = patched(&good, section_at(&good, 1), &2u32.to_le_bytes());
+    assert!(zkey_error(&plonk).to_string().contains("PLONK"));
+    // Another base field prime (its low byte changed).
+    let header = section_at(&good, 2);
+    let e = zkey_error(&patched(&good, header + 4, &[0x11]));
+    assert!(matches!(e, CircomError::Unsupported { .. }), "{e}");
+    // alpha_1's x changed: off the curve.
+    let alpha = header + 4 + 32 + 4 + 32 + 12;
+    let e = zkey_error(&patched(&good, alpha, &[0x01, 0x02]));
+    assert!(
+        matches!(
+            e,
+            CircomError::NotOnCurve {
+                section: 2,
+                index: 0
+            }
+        ),
+        "{e}"
+    );
+    // A point of the A query off the curve.
+    let e = zkey_error(&patched(&good, section_at(&good, 5) + 64 * 7, &[0x05]));
+    assert!(
+        matches!(
+            e,
+            CircomError::NotOnCurve {
+                section: 5,
+                index: 7
+            }
+        ),
+        "{e}"
+    );
+    // A coordinate past the modulus.
+    let e = zkey_error(&patched(&good, section_at(&good, 8) + 64 * 3, &[0xff; 32]));
+    assert!(
+        matches!(
+            e,
+            CircomError::NotOnCurve {
+                section: 8,
+                index: 3
+            }
+        ),
+        "{e}"
+    );
+    // A coefficient's signal out of range, and its matrix.
+    let coeffs = section_at(&good, 4) + 4;
+    let e = zkey_error(&patched(&good, coeffs + 8, &100_000u32.to_le_bytes()));
+    assert!(e.to_string().contains("out of range"), "{e}");
+    let e = zkey_error(&patched(&good, coeffs, &2u32.to_le_bytes()));
+    assert!(e.to_string().contains("out of range"), "{e}");
+    // The coefficient count disagreeing with the section's length.
+    let e = zkey_error(&patched(&good, coeffs - 4, &1u32.to_le_bytes()));
+    assert!(e.to_string().contains("bytes"), "{e}");
+}
+
+#[test]
+fn damaged_or_foreign_witnesses_are_refused() {
+    let good = fixture("merkle.wtns");
+    for len in [0, 10, 30, 70, good.len() - 1] {
+        let e = read_wtns(&good[..len]).expect_err("read");
+        assert!(matches!(e, CircomError::Format { .. }), "{len}: {e}");
+    }
+    // BLS12-381's scalar field instead of BN254's.
+    let prime: Vec<u8> = [
+        0xffff_ffff_0000_0001u64,
+        0x53bd_a402_fffe_5bfe,
+        0x3339_d808_09a1_d805,
+        0x73ed_a753_299d_7d48,
+    ]
+    .iter()
+    .flat_map(|l| l.to_le_bytes())
+    .collect();
+    let e = read_wtns(&patched(&good, 28, &prime)).expect_err("read");
+    assert!(matches!(e, CircomError::Unsupported { .. }), "{e}");
+    // A value past the modulus.
+    let e = read_wtns(&patched(&good, good.len() - 32, &[0xff; 32])).expect_err("read");
+    assert!(e.to_string().contains("modulus"), "{e}");
+    // The count disagreeing with the values' section.
+    let e = read_wtns(&patched(&good, 60, &2087u32.to_le_bytes())).expect_err("read");
+    assert!(matches!(e, CircomError::Format { .. }), "{e}");
+}
+
+#[test]
+fn malformed_json_is_refused() {
+    let vk = text("merkle_vkey.json");
+    for (from, to) in [
+        ("\"groth16\"", "\"plonk\""),
+        ("\"bn128\"", "\"bls12381\""),
+        ("\"IC\"", "\"ic\""),
+    ] {
+        let e = read_verifying_key_json(&vk.replacen(from, to, 1)).expect_err("read");
+        assert!(matches!(e, CircomError::Json { .. }), "{e}");
+    }
+    assert!(read_verifying_key_json("{").is_err());
+    assert!(read_public_json("[\"1\", \"x\"]").is_err());
+    // Past the modulus.
+    let r = "21888242871839275222246405745257275088548364400416034343698204186575808495617";
+    assert!(read_public_json(&format!("[\"{r}\"]")).is_err());
+}
