@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs a software Vulkan driver where no Vulkan driver is present, then
-# runs every test of the workspace, then the browser page in headless Chromium
+# runs every test of the workspace, then circom's tools against zkgpu (scripts/circom.sh
+# test: snarkjs from npm verifies zkgpu prove-circom's proofs), then the browser page in
+# headless Chromium
 # (scripts/web.sh test; installs Chromium and wasm-bindgen-cli if missing; skipped when
 # arguments filter the tests or ZKGPU_SKIP_BROWSER=1). GPU tests fail (never skip) when no
 # adapter is found.
@@ -18,6 +20,16 @@ status=${PIPESTATUS[0]}
 set -e
 # One closing line for the whole workspace (cargo prints one per test binary).
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+# circom and snarkjs: zkgpu prove-circom on the fixtures, snarkjs verifies (unless filtered).
+if (( $# == 0 )); then
+  echo "== circom: scripts/circom.sh test (snarkjs from npm verifies zkgpu's proofs)"
+  if bash scripts/circom.sh test; then
+    echo "circom test: passed"
+  else
+    echo "circom test: FAILED"
+    status=1
+  fi
+fi
 # The browser page in headless Chromium (software WebGPU), unless test filters were given.
 if (( $# == 0 )) && [[ ${ZKGPU_SKIP_BROWSER:-0} != 1 ]]; then
   echo "== browser: scripts/web.sh test (wasm32 build, headless Chromium, WebGPU)"

@@ -3,6 +3,7 @@
 
 #![allow(clippy::print_stdout)]
 
+mod circom_cmd;
 mod msm_cmd;
 mod ntt_cmd;
 mod prove_cmd;
@@ -38,6 +39,9 @@ enum Command {
     Msm(msm_cmd::MsmArgs),
     /// NTTs (forward, inverse, coset) on the GPU and with ark-poly on the CPU, checked.
     Ntt(ntt_cmd::NttArgs),
+    /// rapidsnark's command on the GPU: prove a snarkjs .zkey and .wtns, write snarkjs'
+    /// proof.json and public.json.
+    ProveCircom(circom_cmd::CircomArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
         Command::Prove(args) => prove_cmd::run(&args, started),
         Command::Msm(args) => msm_cmd::run(&args),
         Command::Ntt(args) => ntt_cmd::run(&args),
+        Command::ProveCircom(args) => circom_cmd::run(&args, started),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,264 @@
+//! `zkgpu prove-circom circuit.zkey witness.wtns proof.json public.json`: rapidsnark's
+//! command on the GPU. Reads a snarkjs key and witness, proves with circom's reduction,
+//! writes snarkjs' `proof.json` and `public.json`, and reports what a user waits for. With
+//! `--verify verification_key.json` the proof is checked against it before anything is
+//! written; with `--compare` the same proof is made on the CPU cores (ark-groth16 with
+//! circom's reduction, ark-circom's prover) for the same `r` and `s` and compared.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ark_bn254::{Bn254, Fr};
+use ark_ff::UniformRand;
+use ark_groth16::VerifyingKey;
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use clap::Args;
+use zkgpu_circom::{CircomKey, CircomProof, read_verifying_key_json, read_wtns, read_zkey};
+use zkgpu_groth16::GpuProver;
+use zkgpu_runtime::{ContextOptions, GpuContext};
+
+use crate::prove_report::{Step, secs};
+
+type BoxError = Box<dyn std::error::Error>;
+
+/// Arguments of `zkgpu prove-circom` (rapidsnark's order).
+#[derive(Args, Debug)]
+pub struct CircomArgs {
+    /// The snarkjs Groth16 key (BN254).
+    zkey: PathBuf,
+    /// The witness (`snarkjs wtns calculate`, or circom's generated witness calculator).
+    wtns: PathBuf,
+    /// Where to write the proof (snarkjs' proof.json).
+    proof: PathBuf,
+    /// Where to write the public signals (snarkjs' public.json).
+    public: PathBuf,
+    /// Verify the proof against this verification_key.json before writing anything.
+    #[arg(long)]
+    verify: Option<PathBuf>,
+    /// Also prove on the CPU cores (ark-groth16 with circom's reduction: ark-circom's
+    /// prover) with the same r and s; fail unless the proofs are equal, and report its time.
+    #[arg(long)]
+    compare: bool,
+    /// Timed proofs after the first (the same witness, fresh randomness); medians reported.
+    #[arg(long, default_value_t = 0)]
+    runs: usize,
+    /// Seed r and s from this number instead of the operating system's randomness
+    /// (reproducible proofs for tests; never for real use: r and s must be secret).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, BoxError> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+/// The generator of `r` and `s`: the operating system's randomness unless `seed` is given.
+fn randomness(seed: Option<u64>) -> Result<StdRng, BoxError> {
+    if let Some(s) = seed {
+        return Ok(StdRng::seed_from_u64(s));
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for r and s: {e}"))?;
+    Ok(StdRng::from_seed(bytes))
+}
+
+/// The key, the witness and the verifying key read, with the seconds of the first two.
+struct Inputs {
+    key: CircomKey,
+    values: Vec<Fr>,
+    vk: Option<VerifyingKey<Bn254>>,
+    seconds: (f64, f64),
+}
+
+fn read_inputs(args: &CircomArgs) -> Result<Inputs, BoxError> {
+    let step = Step::new(format!("reading {}", args.zkey.display()));
+    let key = read_zkey(&read(&args.zkey)?).map_err(|e| format!("{}: {e}", args.zkey.display()))?;
+    let t_zkey = step.done(&format!(
+        "({} constraints, {} signals, {} public, domain 2^{})",
+        key.num_constraints(),
+        key.num_variables,
+        key.num_public,
+        key.domain_size.trailing_zeros()
+    ));
+    let step = Step::new(format!("reading {}", args.wtns.display()));
+    let values =
+        read_wtns(&read(&args.wtns)?).map_err(|e| format!("{}: {e}", args.wtns.display()))?;
+    let t_wtns = step.done(&format!("({} values)", values.len()));
+    let vk = match &args.verify {
+        Some(p) => Some(
+            read_verifying_key_json(&String::from_utf8_lossy(&read(p)?))
+                .map_err(|e| format!("{}: {e}", p.display()))?,
+        ),
+        None => None,
+    };
+    Ok(Inputs {
+        key,
+        values,
+        vk,
+        seconds: (t_zkey, t_wtns),
+    })
+}
+
+pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
+    let Inputs {
+        key,
+        values,
+        vk,
+        seconds: (t_zkey, t_wtns),
+    } = read_inputs(args)?;
+    let step = Step::new("opening the GPU");
+    let ctx = GpuContext::new_blocking(ContextOptions::from_env()?)?;
+    let t_ctx = step.done("");
+    println!(
+        "zkgpu prove-circom: {} constraints (bn254, circom's reduction); GPU: {} ({:?}); CPU: {} threads",
+        key.num_constraints(),
+        ctx.info().name,
+        ctx.info().backend,
+        rayon::current_num_threads()
+    );
+    let prover = GpuProver::<Bn254>::new(&ctx)?;
+    let step = Step::new("uploading the key's bases and matrices");
+    let prepared = key.prepare(&prover)?;
+    let t_prepare = step.done("");
+    let mut rng = randomness(args.seed)?;
+    let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
+    let step = Step::new("first proof (pipelines built on first use)");
+    let first = zkgpu_circom::prove(&prover, &prepared, values.clone(), r, s)?;
+    let t_first = step.done("");
+    if let Some(vk) = &vk {
+        if !zkgpu_circom::verify(vk, &first.proof, &first.public_signals)? {
+            return Err(format!(
+                "the proof does not verify against {}: is it this key's verification key?",
+                args.verify.as_deref().unwrap_or(Path::new("")).display()
+            )
+            .into());
+        }
+    }
+    let cpu = if args.compare {
+        Some(compare(&key, &values, (r, s), &first)?)
+    } else {
+        None
+    };
+    write(&args.proof, &zkgpu_circom::proof_json(&first.proof))?;
+    write(
+        &args.public,
+        &zkgpu_circom::public_json(&first.public_signals),
+    )?;
+    let to_written = started.elapsed().as_secs_f64();
+    let mut runs = Vec::new();
+    for _ in 0..args.runs {
+        let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
+        runs.push(zkgpu_circom::prove(&prover, &prepared, values.clone(), r, s)?.timings);
+    }
+    print_steps(&[
+        ("read the .zkey (checked, points on the curve)", t_zkey),
+        ("read the .wtns", t_wtns),
+        ("GPU context", t_ctx),
+        ("upload the key's bases and matrices", t_prepare),
+        ("first proof, pipelines built", t_first),
+        ("**process start to proof.json written**", to_written),
+    ]);
+    if !runs.is_empty() {
+        report_runs(&mut runs, cpu);
+    } else if let Some(c) = cpu {
+        println!(
+            "| CPU proof (ark-groth16, circom's reduction, {} threads) | {} |",
+            rayon::current_num_threads(),
+            secs(c)
+        );
+    }
+    println!(
+        "check: proof written to {} and {}; verified against the verification key: {}; equal to the CPU proof: {}",
+        args.proof.display(),
+        args.public.display(),
+        if vk.is_some() {
+            "yes"
+        } else {
+            "not asked (--verify)"
+        },
+        if cpu.is_some() {
+            "yes"
+        } else {
+            "not asked (--compare)"
+        }
+    );
+    Ok(())
+}
+
+fn print_steps(steps: &[(&str, f64)]) {
+    println!();
+    println!("| step | time |");
+    println!("|---|---|");
+    for (what, t) in steps {
+        println!("| {what} | {} |", secs(*t));
+    }
+}
+
+/// The CPU proof for the same `r` and `s`, which must equal the GPU's; its seconds.
+fn compare(
+    key: &CircomKey,
+    values: &[Fr],
+    rs: (Fr, Fr),
+    gpu: &CircomProof,
+) -> Result<f64, BoxError> {
+    let step = Step::new("the same proof on the CPU (ark-groth16, circom's reduction)");
+    let cpu = zkgpu_circom::reference_proof(key, values, rs.0, rs.1)?;
+    let t = step.done("");
+    if cpu != gpu.proof {
+        return Err("the GPU proof differs from the CPU proof for the same r and s".into());
+    }
+    Ok(t)
+}
+
+/// Median timings of the timed proofs, beside the CPU proof's time.
+fn report_runs(runs: &mut [zkgpu_groth16::ProofTimings], cpu: Option<f64>) {
+    let median = |f: fn(&zkgpu_groth16::ProofTimings) -> f64,
+                  runs: &mut [zkgpu_groth16::ProofTimings]| {
+        runs.sort_by(|a, b| f(a).total_cmp(&f(b)));
+        f(&runs[runs.len() / 2])
+    };
+    let total = median(|t| t.total, runs);
+    println!();
+    println!(
+        "| per proof (median of {}) | zkgpu | CPU, {} threads | ratio |",
+        runs.len(),
+        rayon::current_num_threads()
+    );
+    println!("|---|---|---|---|");
+    match cpu {
+        Some(c) => println!(
+            "| **proof** | **{}** | {} | **{:.1}x** |",
+            secs(total),
+            secs(c),
+            c / total
+        ),
+        None => println!(
+            "| **proof** | **{}** | not run (--compare) | |",
+            secs(total)
+        ),
+    }
+    for (what, f) in [
+        (
+            "GPU part: witness map and five MSMs",
+            (|t| t.prove) as fn(&zkgpu_groth16::ProofTimings) -> f64,
+        ),
+        ("- witness map (6 NTTs, a b - c)", |t| t.witness_map),
+        ("- MSM H", |t| t.msm_h),
+        ("- MSM B in G2", |t| t.msm_b_g2),
+        ("- MSM A, B in G1, L", |t| t.msm_a_b_l),
+        ("self-check (verify)", |t| t.verify),
+    ] {
+        println!("| {what} | {} | | |", secs(median(f, runs)));
+    }
+}
+
+/// Writes `text` to `path` whole (a temporary file renamed), so that a failure leaves none.
+fn write(path: &Path, text: &str) -> Result<(), BoxError> {
+    let tmp = path.with_extension("zkgpu-tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("{}: {e}", path.display()).into()
+        })
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# circom and snarkjs against zkgpu, with the real tools from the npm registry (snarkjs, the
+# circom compiler's wasm build circom2, circomlib; pinned below, installed into
+# target/circom-tools the first time).
+#   scripts/circom.sh test       zkgpu prove-circom on the fixtures (the GPU wgpu finds, e.g.
+#                                lavapipe); snarkjs verifies each proof and rejects a tampered
+#                                public signal; a key of another circuit, a truncated key, a
+#                                witness of the wrong length or field and an unsatisfying
+#                                witness each fail with an error and no proof file
+#   scripts/circom.sh fixtures   remakes crates/circom/tests/fixtures: compiles each .circom
+#                                there, a small powers-of-tau ceremony, snarkjs' Groth16 setup,
+#                                its verification key and the witness of <name>_input.json
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+# Software Vulkan drivers warn about the SPIR-V of large shaders: errors only.
+export ZKGPU_LOG=${ZKGPU_LOG:-error}
+FIX=crates/circom/tests/fixtures
+TOOLS=target/circom-tools
+SNARKJS=snarkjs@0.7.6
+CIRCOM2=circom2@0.2.23
+CIRCOMLIB=circomlib@2.0.5
+
+need() { command -v "$1" >/dev/null || { echo "error: $1 not found; $2" >&2; exit 1; }; }
+
+tools() {
+  need node "install Node.js 18 or newer"
+  need npm "install Node.js 18 or newer (with npm)"
+  if [[ ! -x $TOOLS/node_modules/.bin/snarkjs || ! -x $TOOLS/node_modules/.bin/circom2 ]]; then
+    echo "installing $SNARKJS $CIRCOM2 $CIRCOMLIB into $TOOLS ..." >&2
+    mkdir -p "$TOOLS"
+    npm install --prefix "$TOOLS" --no-audit --no-fund --silent "$SNARKJS" "$CIRCOM2" "$CIRCOMLIB"
+  fi
+}
+
+snarkjs() { node "$TOOLS/node_modules/snarkjs/build/cli.cjs" "$@"; }
+
+fixtures() {
+  tools
+  local work
+  work=$(mktemp -d)
+  # circom2 runs under WASI and opens only paths below its working directory: circomlib is
+  # copied there.
+  cp -r "$TOOLS/node_modules/circomlib" "$work/"
+  cp "$FIX"/*.circom "$FIX"/*_input.json "$work/"
+  local root=$PWD
+  (
+    cd "$work"
+    snarkjs powersoftau new bn128 12 pot0.ptau >/dev/null
+    snarkjs powersoftau contribute pot0.ptau pot1.ptau --name=zkgpu -e="zkgpu fixtures" >/dev/null
+    snarkjs powersoftau prepare phase2 pot1.ptau pot.ptau >/dev/null
+    for src in *.circom; do
+      local c=${src%.circom}
+      "$root/$TOOLS/node_modules/.bin/circom2" "$src" --r1cs --wasm -o . -l . >/dev/null
+      snarkjs groth16 setup "$c.r1cs" pot.ptau "${c}_0.zkey" >/dev/null
+      snarkjs zkey contribute "${c}_0.zkey" "$c.zkey" --name=zkgpu -e="zkgpu $c" >/dev/null
+      snarkjs zkey export verificationkey "$c.zkey" "${c}_vkey.json" >/dev/null
+      snarkjs wtns calculate "${c}_js/$c.wasm" "${c}_input.json" "$c.wtns"
+      cp "$c.zkey" "$c.wtns" "${c}_vkey.json" "$root/$FIX/"
+      echo "$FIX/$c: $(snarkjs r1cs info "$c.r1cs" | grep -o '# of Constraints: [0-9]*')" >&2
+    done
+  )
+  rm -rf "$work"
+}
+
+# Fails the run with a message.
+fail() { echo "circom test FAILED: $*" >&2; exit 1; }
+
+# `zkgpu prove-circom` must fail on these arguments and leave no proof file.
+refused() {
+  local what=$1 out=$2
+  shift 2
+  rm -f "$out/proof.json" "$out/public.json"
+  if "$ZKGPU" prove-circom "$@" "$out/proof.json" "$out/public.json" 2>"$out/err"; then
+    fail "$what: proved"
+  fi
+  [[ ! -e $out/proof.json && ! -e $out/public.json ]] || fail "$what: left a proof file"
+  echo "refused, $what: $(tail -1 "$out/err")"
+}
+
+# Copies $1 to $2 with the bytes at offset $3 replaced by the hex string $4.
+patch() {
+  node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);
+    Buffer.from(process.argv[4],"hex").copy(b,Number(process.argv[3]));
+    fs.writeFileSync(process.argv[2],b);' "$1" "$2" "$3" "$4"
+}
+
+test_() {
+  tools
+  cargo build --quiet -p zkgpu-cli --bin zkgpu
+  ZKGPU=target/debug/zkgpu
+  local out
+  out=$(mktemp -d)
+  for c in multiplier merkle; do
+    # --compare: the CPU prover (circom's reduction) makes the same proof for the same r, s.
+    "$ZKGPU" prove-circom "$FIX/$c.zkey" "$FIX/$c.wtns" "$out/$c-proof.json" "$out/$c-public.json" \
+      --verify "$FIX/${c}_vkey.json" --compare --runs 1 || fail "$c: zkgpu prove-circom"
+    snarkjs groth16 verify "$FIX/${c}_vkey.json" "$out/$c-public.json" "$out/$c-proof.json" ||
+      fail "$c: snarkjs rejected zkgpu's proof"
+    echo "snarkjs verified zkgpu's proof of $c"
+  done
+  # A public signal changed by one: snarkjs must reject the proof.
+  node -e 'const fs=require("fs");const p=JSON.parse(fs.readFileSync(process.argv[1]));
+    p[p.length-1]=(BigInt(p[p.length-1])+1n).toString();
+    fs.writeFileSync(process.argv[2],JSON.stringify(p));' "$out/merkle-public.json" "$out/tampered.json"
+  if snarkjs groth16 verify "$FIX/merkle_vkey.json" "$out/tampered.json" "$out/merkle-proof.json"; then
+    fail "snarkjs accepted a tampered public signal"
+  fi
+  echo "snarkjs rejected the proof with a tampered public signal"
+  refused "a key of another circuit" "$out" "$FIX/multiplier.zkey" "$FIX/merkle.wtns"
+  head -c 500000 "$FIX/merkle.zkey" >"$out/truncated.zkey"
+  refused "a truncated key" "$out" "$out/truncated.zkey" "$FIX/merkle.wtns"
+  head -c 60000 "$FIX/merkle.wtns" >"$out/short.wtns"
+  refused "a truncated witness" "$out" "$FIX/merkle.zkey" "$out/short.wtns"
+  # The witness's prime (bytes 28..60: after the magic, version, section count, the section's
+  # type and length and the byte size) changed to BLS12-381's scalar field.
+  patch "$FIX/merkle.wtns" "$out/field.wtns" 28 \
+    01000000fffffffffe5bfeff02a4bd5305d8a10908d83933487d9d2953a7ed73
+  refused "a witness over another field" "$out" "$FIX/merkle.zkey" "$out/field.wtns"
+  # The last signal (an intermediate of the last hash) changed: the witness satisfies no more.
+  local size
+  size=$(stat -c %s "$FIX/merkle.wtns")
+  patch "$FIX/merkle.wtns" "$out/unsat.wtns" $((size - 32)) 05
+  refused "a witness that does not satisfy the circuit" "$out" "$FIX/merkle.zkey" "$out/unsat.wtns"
+  rm -rf "$out"
+  echo "circom test: passed"
+}
+
+case ${1:-test} in
+  test) test_ ;;
+  fixtures) fixtures ;;
+  tools) tools ;;
+  *) echo "usage: scripts/circom.sh [test|fixtures|tools]" >&2; exit 2 ;;
+esac
