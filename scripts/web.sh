@@ -4,13 +4,15 @@
 # key the page fetches (web/pkg/keys/, by the native example merkle_key).
 #   scripts/web.sh build               wasm32 build + JS glue into web/pkg
 #   scripts/web.sh serve [PORT]        build, then serve web/ on http://127.0.0.1:PORT (8080)
-#   scripts/web.sh test [--msm K] [--ntt K] [--prove K] [--depth D] [--timeout S]
+#   scripts/web.sh test [--msm K] [--ntt K] [--prove K] [--depth D] [--circom NAME|none]
+#                       [--timeout S]
 #                                      build, then run the page in headless Chromium with its
 #                                      software WebGPU adapter; exits non-zero unless every
 #                                      result equals arkworks'
 # Installs what is missing: the wasm32 target (rustup), wasm-bindgen-cli at the version
-# web/Cargo.toml pins (cargo install, a few minutes once), Chromium (apt, for `test`) and
-# the browser driver playwright-core (npm, for `test`).
+# web/Cargo.toml pins (cargo install, a few minutes once), Chromium (apt, for `test`), the
+# browser driver playwright-core (npm, for `test`) and snarkjs (npm, scripts/circom.sh, for
+# `test`: it verifies the page's circom proof).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
@@ -34,6 +36,9 @@ build() {
   cargo build --release -p zkgpu-web --target wasm32-unknown-unknown
   wasm-bindgen --target web --no-typescript --out-dir web/pkg \
     target/wasm32-unknown-unknown/release/zkgpu_web.wasm
+  # The circom fixtures the page proves (main.js: ?circom=NAME).
+  mkdir -p web/pkg/circom
+  cp crates/circom/tests/fixtures/*.zkey crates/circom/tests/fixtures/*.wtns web/pkg/circom/
   echo "built web/pkg ($(du -sh web/pkg | cut -f1))" >&2
 }
 
@@ -80,6 +85,8 @@ case $cmd in
       # playwright-core, pinned by web/package-lock.json, drives the browser.
       npm ci --prefix web --no-audit --no-fund
     fi
+    # snarkjs, which verifies the page's circom proof (scripts/circom.sh installs it).
+    bash scripts/circom.sh tools
     exec node web/e2e.mjs "$@"
     ;;
   *)

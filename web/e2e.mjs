@@ -2,10 +2,12 @@
 // Chromium's software WebGPU adapter (SwiftShader), waits for the page's verdict in its
 // title, prints the table and exits 0 only when every result equals arkworks'.
 // Driven by playwright-core (web/package.json; `scripts/web.sh test` installs it).
-// `node web/e2e.mjs [--msm LOG2] [--ntt LOG2] [--prove LOG2] [--depth D] [--timeout SECONDS]`
-// (`--prove 0`: no Groth16 proof); env CHROMIUM overrides
-// the browser binary.
-import { existsSync } from "node:fs";
+// `node web/e2e.mjs [--msm LOG2] [--ntt LOG2] [--prove LOG2] [--depth D] [--circom NAME]
+// [--timeout SECONDS]` (`--prove 0`: no Groth16 proof; `--circom none`: no circom proof, else
+// the page proves the fixture NAME of crates/circom/tests/fixtures and snarkjs, from
+// target/circom-tools, verifies it here); env CHROMIUM overrides the browser binary.
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { chromium as driver } from "playwright-core";
 import { serve } from "./serve.mjs";
@@ -18,6 +20,7 @@ const logMsm = Number(arg("msm", 10));
 const logNtt = Number(arg("ntt", 12));
 const logProve = Number(arg("prove", 10));
 const depth = Number(arg("depth", 2));
+const circom = arg("circom", "merkle");
 const timeoutS = Number(arg("timeout", 600));
 const chromium = process.env.CHROMIUM ??
   ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find(existsSync);
@@ -38,7 +41,7 @@ const server = await serve(0);
   }
   console.log("server: a malformed URL gets 400, and the page is still served");
 }
-const url = `http://127.0.0.1:${server.address().port}/index.html?msm=${logMsm}&ntt=${logNtt}&prove=${logProve}&depth=${depth}`;
+const url = `http://127.0.0.1:${server.address().port}/index.html?msm=${logMsm}&ntt=${logNtt}&prove=${logProve}&depth=${depth}&circom=${circom}`;
 const browser = await driver.launch({
   executablePath: chromium,
   headless: true,
@@ -70,7 +73,7 @@ try {
         `${row.ok ? "equal to arkworks" : "DIFFERS"}`);
     }
   }
-  const rows = logProve > 0 ? 5 : 4;
+  const rows = 4 + (logProve > 0 ? 1 : 0) + (circom !== "none" ? 1 : 0);
   code = title === "zkgpu: PASS" && r && r.ok && r.rows.length === rows ? 0 : 1;
   if (logProve > 0 && r?.proof) {
     console.log(`proof: ${r.proof.detail}`);
@@ -83,8 +86,34 @@ try {
   } else if (logProve > 0) {
     code = 1;
   }
+  if (circom !== "none") code = (await snarkjsVerifies(r?.circom)) ? code : 1;
 } catch (e) {
   console.error(`error: ${e.message}`);
+}
+
+// snarkjs verifies the page's circom proof with the fixture's verification key, and rejects
+// it with a public signal changed.
+async function snarkjsVerifies(c) {
+  if (!c) {
+    console.error("error: the page made no circom proof");
+    return false;
+  }
+  console.log(c.detail);
+  const root = new URL("../", import.meta.url);
+  const cli = fileURLToPath(new URL("target/circom-tools/node_modules/snarkjs/build/main.cjs", root));
+  if (!existsSync(cli)) {
+    console.error("error: snarkjs is not installed (bash scripts/circom.sh tools)");
+    return false;
+  }
+  const snarkjs = createRequire(import.meta.url)(cli);
+  const vkey = JSON.parse(readFileSync(new URL(`crates/circom/tests/fixtures/${circom}_vkey.json`, root)));
+  const ok = await snarkjs.groth16.verify(vkey, c.publicSignals, c.proof, { info() {}, error() {} });
+  const tampered = [...c.publicSignals];
+  tampered[0] = (BigInt(tampered[0]) + 1n).toString();
+  const bad = await snarkjs.groth16.verify(vkey, tampered, c.proof, { info() {}, error() {} });
+  console.log(`snarkjs: the page's circom proof ${ok ? "verifies" : "DOES NOT VERIFY"}; with a ` +
+    `public signal changed it is ${bad ? "ACCEPTED" : "rejected"}`);
+  return ok && !bad;
 }
 await browser.close();
 server.close();

@@ -3,7 +3,8 @@
 // or "zkgpu: ERROR ..." for scripts that drive the page (web/e2e.mjs); window.zkgpuReport
 // holds the report.
 import { cpu_msm_ms, run } from "./pkg/zkgpu_web.js";
-import { load, merkleInputs, merkleKey, prove, ready, referenceProof, verify } from "./zkgpu.js";
+import { groth16Prove, groth16ReferenceProof, groth16Verify, load, loadCircom, merkleInputs,
+  merkleKey, prove, ready, referenceProof, verify } from "./zkgpu.js";
 
 const status = document.getElementById("status");
 const params = new URLSearchParams(location.search);
@@ -12,6 +13,9 @@ const logNtt = Number(params.get("ntt") ?? 12);
 // A Groth16 proof of Poseidon Merkle paths of this depth in 2^prove constraints (0: none).
 const logProve = Number(params.get("prove") ?? 10);
 const depth = Number(params.get("depth") ?? 2);
+// A circom proof of pkg/circom/NAME.zkey and NAME.wtns (scripts/web.sh copies the fixtures
+// there; "none": no circom proof).
+const circom = params.get("circom") ?? "merkle";
 
 function finish(title, text) {
   status.textContent = text;
@@ -65,6 +69,42 @@ async function proofRow() {
     second: second.timings, verified, detail } };
 }
 
+// A circom proof through groth16Prove(zkey, wtns) twice for a fixed seed, the CPU prover's
+// proof for the same seed, and the verification of both; the proof and its public signals
+// go in the report for web/e2e.mjs to check with snarkjs.
+async function circomRow() {
+  const bytes = async (ext) => {
+    const res = await fetch(`pkg/circom/${circom}.${ext}`);
+    if (!res.ok) throw new Error(`pkg/circom/${circom}.${ext}: ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  const [zkey, wtns] = [await bytes("zkey"), await bytes("wtns")];
+  const seed = new Uint8Array(32).fill(9);
+  const first = await groth16Prove(zkey, wtns, { seed });
+  const second = await groth16Prove(zkey, wtns, { seed });
+  const t = performance.now();
+  const want = await groth16ReferenceProof(zkey, wtns, seed);
+  const cpuMs = performance.now() - t;
+  const same = JSON.stringify(first.proof) === JSON.stringify(want) &&
+    JSON.stringify(second.proof) === JSON.stringify(want);
+  const verified = await groth16Verify(zkey, first.publicSignals, first.proof);
+  const prover = await loadCircom(zkey);
+  const row = {
+    what: `circom Groth16 proof (BN254), ${circom}.zkey`,
+    n: prover.constraints,
+    first_ms: first.timings.totalMs,
+    gpu_ms: second.timings.totalMs,
+    cpu_ms: cpuMs,
+    ok: same && verified,
+  };
+  const f = (x) => x.toFixed(1);
+  const detail = `circom: ${circom}.zkey (${zkey.length} bytes) read ${f(first.timings.keyReadMs)} ms, ` +
+    `uploaded ${f(first.timings.keyUploadMs)} ms; first proof ${f(first.timings.totalMs)} ms ` +
+    `(GPU ${f(first.timings.gpuMs)} ms, pipelines built), second ${f(second.timings.totalMs)} ms; ` +
+    `the CPU prover ${f(cpuMs)} ms; equal: ${same}; verified: ${verified}.`;
+  return { row, circom: { proof: first.proof, publicSignals: first.publicSignals, detail } };
+}
+
 function show(report) {
   const body = document.querySelector("#results tbody");
   for (const r of report.rows) {
@@ -80,7 +120,8 @@ function show(report) {
     body.appendChild(tr);
   }
   document.getElementById("results").hidden = false;
-  if (report.proof) document.getElementById("proof").textContent = report.proof.detail;
+  const details = [report.proof?.detail, report.circom?.detail].filter(Boolean);
+  if (details.length) document.getElementById("proof").textContent = details.join(" ");
 }
 
 try {
@@ -99,6 +140,12 @@ try {
       const { row, proof } = await proofRow();
       report.rows.push(row);
       report.proof = proof;
+      report.ok = report.ok && row.ok;
+    }
+    if (circom !== "none") {
+      const { row, circom: c } = await circomRow();
+      report.rows.push(row);
+      report.circom = c;
       report.ok = report.ok && row.ok;
     }
     window.zkgpuReport = report;

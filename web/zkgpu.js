@@ -10,7 +10,16 @@
 // [4 decimal strings], siblings: [decimal, leaf level first], is_right: [booleans] }] };
 // proof: 192 bytes (ark-serialize, compressed); publicInputs: the roots, decimal. The key is
 // read and uploaded once per keyBytes object and kept for the next calls.
-import init, { Prover, merkle_inputs, merkle_key } from "./pkg/zkgpu_web.js";
+//
+// circom circuits (BN254), as snarkjs.groth16.prove(zkey, wtns) does, on the GPU:
+//
+//   import { groth16Prove } from "./zkgpu.js";
+//   const { proof, publicSignals } = await groth16Prove(zkeyBytes, wtnsBytes);
+//
+// zkeyBytes: a snarkjs Groth16 .zkey; wtnsBytes: a .wtns witness (snarkjs wtns calculate,
+// or circom's witness calculator); proof and publicSignals: snarkjs' objects, for
+// snarkjs.groth16.verify or a Solidity verifier.
+import init, { CircomProver, Prover, merkle_inputs, merkle_key } from "./pkg/zkgpu_web.js";
 
 let module;
 const provers = new WeakMap();
@@ -77,4 +86,49 @@ export async function merkleKey(logConstraints, depth) {
 export async function merkleInputs(logConstraints, depth, seed = 1) {
   await ready();
   return JSON.parse(merkle_inputs(logConstraints, depth, seed));
+}
+
+const circomProvers = new WeakMap();
+
+// The CircomProver of zkeyBytes: read and uploaded on first use (readMs, prepareMs), then
+// reused.
+export async function loadCircom(zkeyBytes) {
+  await ready();
+  let p = circomProvers.get(zkeyBytes);
+  if (!p) {
+    p = CircomProver.load(zkeyBytes);
+    circomProvers.set(zkeyBytes, p);
+  }
+  try {
+    return await p;
+  } catch (e) {
+    circomProvers.delete(zkeyBytes);
+    throw e;
+  }
+}
+
+// snarkjs.groth16.prove on the page's WebGPU: resolves to { proof, publicSignals, timings }
+// with proof and publicSignals in snarkjs' shapes; r and s from crypto.getRandomValues unless
+// options.seed (32 bytes) fixes them. Rejects with the reason (a malformed or foreign key, a
+// witness of another circuit or that does not satisfy it, no WebGPU adapter).
+export async function groth16Prove(zkeyBytes, wtnsBytes, options = {}) {
+  const first = !circomProvers.has(zkeyBytes);
+  const p = await loadCircom(zkeyBytes);
+  const seed = options.seed ?? crypto.getRandomValues(new Uint8Array(32));
+  const out = JSON.parse(await p.prove(wtnsBytes, seed));
+  const timings = { ...out.times, keyReadMs: first ? p.readMs : 0, keyUploadMs: first ? p.prepareMs : 0 };
+  return { proof: out.proof, publicSignals: out.publicSignals, timings };
+}
+
+// Whether a snarkjs proof verifies for publicSignals against zkeyBytes' verifying key.
+export async function groth16Verify(zkeyBytes, publicSignals, proof) {
+  const p = await loadCircom(zkeyBytes);
+  return p.verify(JSON.stringify(publicSignals), JSON.stringify(proof));
+}
+
+// The CPU prover's proof (ark-groth16 with circom's reduction, in the module) of the same
+// witness for the same seed: what groth16Prove's proof must equal.
+export async function groth16ReferenceProof(zkeyBytes, wtnsBytes, seed) {
+  const p = await loadCircom(zkeyBytes);
+  return JSON.parse(p.reference(wtnsBytes, seed));
 }

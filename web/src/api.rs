@@ -170,12 +170,12 @@ pub fn merkle_key(paths: usize, depth: usize, seed: u64) -> Result<Vec<u8>, Stri
 
 /// `r` and `s` drawn from a 32-byte seed (the page passes 32 bytes from
 /// `crypto.getRandomValues` unless the caller fixes them).
-fn randomness(seed: &[u8]) -> Result<(Fr, Fr), String> {
+pub(crate) fn randomness<F: UniformRand>(seed: &[u8]) -> Result<(F, F), String> {
     let seed: [u8; 32] = seed
         .try_into()
         .map_err(|_| format!("the randomness seed has {} bytes, not 32", seed.len()))?;
     let mut rng = StdRng::from_seed(seed);
-    Ok((Fr::rand(&mut rng), Fr::rand(&mut rng)))
+    Ok((F::rand(&mut rng), F::rand(&mut rng)))
 }
 
 fn proof_bytes(proof: &Proof<Bls12_381>) -> Vec<u8> {
@@ -239,7 +239,7 @@ impl Prover {
         let t = Instant::now();
         let circuit = MerkleInputs::from_json(inputs)?.circuit()?;
         let public = circuit.public_inputs();
-        let (r, s) = randomness(seed)?;
+        let (r, s) = randomness::<Fr>(seed)?;
         let inputs_ms = ms(t);
         let (proof, timings) = self
             .gpu
@@ -262,7 +262,7 @@ impl Prover {
     /// ark-groth16's proof of the same inputs with the same `r` and `s`, on the CPU, as bytes.
     pub fn reference(&self, inputs: &str, seed: &[u8]) -> Result<Vec<u8>, String> {
         let circuit = MerkleInputs::from_json(inputs)?.circuit()?;
-        let (r, s) = randomness(seed)?;
+        let (r, s) = randomness::<Fr>(seed)?;
         let proof = Groth16::<Bls12_381>::create_proof_with_reduction(circuit, &self.pk, r, s)
             .map_err(|e| format!("ark-groth16: {e}"))?;
         Ok(proof_bytes(&proof))

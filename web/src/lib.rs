@@ -18,6 +18,7 @@ use zkgpu_ntt::GpuNtt;
 use zkgpu_runtime::GpuContext;
 
 pub mod api;
+pub mod circom;
 pub mod prove;
 
 type G1 = <Bls12_381G1 as GpuCurve>::Projective;

@@ -1,6 +1,6 @@
 //! The wasm module's exports: the page's suite (`run`), arkworks alone (`cpu_msm_ms`) and
-//! the proving API (`Prover`, `merkle_key`, `merkle_inputs`) that `web/zkgpu.js` wraps as
-//! `prove(keyBytes, inputs)`. One GPU context per page, opened on first use.
+//! the proving API (`Prover`, `merkle_key`, `merkle_inputs`; `CircomProver` for snarkjs keys)
+//! that `web/zkgpu.js` wraps as `prove(keyBytes, inputs)` and `groth16Prove(zkey, wtns)`. One GPU context per page, opened on first use.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -9,6 +9,7 @@ use wasm_bindgen::prelude::*;
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
 use crate::api::{self, MerkleInputs};
+use crate::circom;
 
 #[wasm_bindgen]
 extern "C" {
@@ -160,6 +161,68 @@ impl Prover {
     }
 
     /// Uploading the key's bases, milliseconds.
+    #[wasm_bindgen(getter, js_name = prepareMs)]
+    pub fn prepare_ms(&self) -> f64 {
+        self.inner.prepare_ms
+    }
+}
+
+/// A snarkjs `.zkey` read and uploaded to the page's GPU (`CircomProver.load(zkeyBytes)`),
+/// proving `.wtns` witnesses: what `groth16Prove` of `web/zkgpu.js` wraps.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct CircomProver {
+    inner: Rc<circom::CircomProver>,
+}
+
+#[wasm_bindgen]
+impl CircomProver {
+    /// Reads the key and uploads it; rejects with the reason (a malformed or foreign key, no
+    /// adapter, out of GPU memory).
+    pub async fn load(zkey: Vec<u8>) -> Result<CircomProver, JsValue> {
+        let ctx = context().await?;
+        let inner = circom::CircomProver::load(&ctx, &zkey).await.map_err(js)?;
+        Ok(CircomProver {
+            inner: Rc::new(inner),
+        })
+    }
+
+    /// Proves the `.wtns` bytes with `r` and `s` from `seed` (32 bytes); resolves to JSON
+    /// `{"proof":{...},"publicSignals":[...],"times":{...}}` (snarkjs' shapes).
+    pub fn prove(&self, wtns: Vec<u8>, seed: Vec<u8>) -> js_sys::Promise {
+        let inner = Rc::clone(&self.inner);
+        wasm_bindgen_futures::future_to_promise(async move {
+            let proved = inner.prove(&wtns, &seed).await.map_err(js)?;
+            Ok(JsValue::from_str(
+                &serde_json::to_string(&proved).map_err(js)?,
+            ))
+        })
+    }
+
+    /// The CPU prover's proof (JSON) of the same witness for the same seed.
+    pub fn reference(&self, wtns: &[u8], seed: &[u8]) -> Result<String, JsValue> {
+        let proof = self.inner.reference(wtns, seed).map_err(js)?;
+        serde_json::to_string(&proof).map_err(js)
+    }
+
+    /// Whether `proof` (JSON) verifies for `public_signals` (JSON) against the key.
+    pub fn verify(&self, public_signals: &str, proof: &str) -> Result<bool, JsValue> {
+        self.inner.verify(public_signals, proof).map_err(js)
+    }
+
+    /// Constraints of the key's circuit.
+    #[wasm_bindgen(getter)]
+    pub fn constraints(&self) -> usize {
+        self.inner.num_constraints()
+    }
+
+    /// Reading the key's bytes, milliseconds.
+    #[wasm_bindgen(getter, js_name = readMs)]
+    pub fn read_ms(&self) -> f64 {
+        self.inner.read_ms
+    }
+
+    /// Uploading the key, milliseconds.
     #[wasm_bindgen(getter, js_name = prepareMs)]
     pub fn prepare_ms(&self) -> f64 {
         self.inner.prepare_ms
