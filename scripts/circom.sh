@@ -4,7 +4,9 @@
 # target/circom-tools the first time).
 #   scripts/circom.sh test       zkgpu prove-circom on the fixtures (the GPU wgpu finds, e.g.
 #                                lavapipe); snarkjs verifies each proof and rejects a tampered
-#                                public signal; a key of another circuit, a truncated key, a
+#                                public signal; a key made by zkgpu circom-setup is read by
+#                                snarkjs and proves with both; a key of another circuit, a
+#                                truncated key, a
 #                                witness of the wrong length or field and an unsatisfying
 #                                witness each fail with an error and no proof file
 #   scripts/circom.sh fixtures   remakes crates/circom/tests/fixtures: compiles each .circom
@@ -56,7 +58,7 @@ fixtures() {
       snarkjs zkey contribute "${c}_0.zkey" "$c.zkey" --name=zkgpu -e="zkgpu $c" >/dev/null
       snarkjs zkey export verificationkey "$c.zkey" "${c}_vkey.json" >/dev/null
       snarkjs wtns calculate "${c}_js/$c.wasm" "${c}_input.json" "$c.wtns"
-      cp "$c.zkey" "$c.wtns" "${c}_vkey.json" "$root/$FIX/"
+      cp "$c.r1cs" "$c.zkey" "$c.wtns" "${c}_vkey.json" "$root/$FIX/"
       echo "$FIX/$c: $(snarkjs r1cs info "$c.r1cs" | grep -o '# of Constraints: [0-9]*')" >&2
     done
   )
@@ -107,6 +109,19 @@ test_() {
     fail "snarkjs accepted a tampered public signal"
   fi
   echo "snarkjs rejected the proof with a tampered public signal"
+  # A key made from the .r1cs by zkgpu circom-setup: snarkjs reads it, both provers prove
+  # with it, snarkjs verifies both proofs.
+  "$ZKGPU" circom-setup "$FIX/merkle.r1cs" "$out/setup.zkey" --seed 34 || fail "zkgpu circom-setup"
+  snarkjs zkey export verificationkey "$out/setup.zkey" "$out/setup_vkey.json" >/dev/null ||
+    fail "snarkjs could not read zkgpu circom-setup's key"
+  "$ZKGPU" prove-circom "$out/setup.zkey" "$FIX/merkle.wtns" "$out/s-proof.json" "$out/s-public.json" \
+    --verify "$out/setup_vkey.json" >/dev/null || fail "zkgpu prove-circom with circom-setup's key"
+  snarkjs groth16 verify "$out/setup_vkey.json" "$out/s-public.json" "$out/s-proof.json" ||
+    fail "snarkjs rejected zkgpu's proof with circom-setup's key"
+  snarkjs groth16 prove "$out/setup.zkey" "$FIX/merkle.wtns" "$out/j-proof.json" "$out/j-public.json"
+  snarkjs groth16 verify "$out/setup_vkey.json" "$out/j-public.json" "$out/j-proof.json" ||
+    fail "snarkjs rejected its own proof with circom-setup's key"
+  echo "circom-setup's key: snarkjs exported its verification key and verified zkgpu's and its own proofs"
   refused "a key of another circuit" "$out" "$FIX/multiplier.zkey" "$FIX/merkle.wtns"
   head -c 500000 "$FIX/merkle.zkey" >"$out/truncated.zkey"
   refused "a truncated key" "$out" "$out/truncated.zkey" "$FIX/merkle.wtns"

@@ -8,6 +8,9 @@
 //!   circom's reduction ([`zkgpu_groth16::Qap::Circom`]); [`prove`] / [`prove_async`] prove.
 //!   The proofs equal [`reference_proof`]'s (ark-groth16 with [`CircomReduction`], which is
 //!   ark-circom's prover) for the same `r` and `s`.
+//! - [`read_r1cs`] and [`setup`] make a key for a circom `.r1cs` with ark-groth16's generator
+//!   and circom's reduction (for circuits too large for snarkjs' setup); [`write_zkey`]
+//!   writes it as a `.zkey` that snarkjs proves with too.
 //! - [`proof_json`] and [`public_json`] write snarkjs' `proof.json` and `public.json`;
 //!   [`read_verifying_key_json`] reads `verification_key.json` for [`verify`].
 
@@ -16,9 +19,11 @@ mod error;
 mod field;
 mod json;
 mod prove;
+mod r1cs;
 mod reduction;
 mod wtns;
 mod zkey;
+mod zkey_write;
 
 pub use error::CircomError;
 pub use json::{
@@ -27,6 +32,8 @@ pub use json::{
 #[cfg(not(target_arch = "wasm32"))]
 pub use prove::prove;
 pub use prove::{CircomProof, check_witness, prove_async, reference_proof, verify};
+pub use r1cs::{CircomR1cs, read_r1cs, setup};
 pub use reduction::CircomReduction;
 pub use wtns::{read_wtns, write_wtns};
 pub use zkey::{CircomKey, read_zkey};
+pub use zkey_write::write_zkey;

@@ -139,3 +139,17 @@ fn prepared_circom_keys_are_not_written_to_the_key_cache() {
     assert!(e.to_string().contains("circom"), "{e}");
     assert!(!path.exists());
 }
+
+#[test]
+fn keys_made_from_the_r1cs_prove_on_the_gpu() {
+    let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
+    let mut rng = StdRng::seed_from_u64(3401);
+    let r1cs = zkgpu_circom::read_r1cs(&fixture("merkle.r1cs")).unwrap();
+    let key = zkgpu_circom::setup(&r1cs, &mut rng).unwrap();
+    let prepared = key.prepare(&prover).unwrap();
+    let w = read_wtns(&fixture("merkle.wtns")).unwrap();
+    let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
+    let gpu = prove(&prover, &prepared, w.clone(), r, s).unwrap();
+    assert_eq!(gpu.proof, reference_proof(&key, &w, r, s).unwrap());
+    assert!(verify(&key.proving_key.vk, &gpu.proof, &gpu.public_signals).unwrap());
+}

@@ -262,3 +262,45 @@ fn write(path: &Path, text: &str) -> Result<(), BoxError> {
             format!("{}: {e}", path.display()).into()
         })
 }
+
+/// Arguments of `zkgpu circom-setup`.
+#[derive(Args, Debug)]
+pub struct SetupArgs {
+    /// The circuit, as circom compiled it (`circom --r1cs`).
+    r1cs: PathBuf,
+    /// Where to write the snarkjs Groth16 key.
+    zkey: PathBuf,
+    /// Seed the toxic waste from this number (reproducible keys for tests and benchmarks;
+    /// never for a key anyone else relies on).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+/// `zkgpu circom-setup circuit.r1cs circuit.zkey`: a Groth16 key with circom's reduction from
+/// ark-groth16's generator on the CPU cores (a single party's key, for tests and benchmarks:
+/// snarkjs' setup of a large circuit takes hours), written as a `.zkey` that
+/// `prove-circom`, snarkjs and rapidsnark read.
+pub fn setup(args: &SetupArgs) -> Result<(), BoxError> {
+    let step = Step::new(format!("reading {}", args.r1cs.display()));
+    let r1cs = zkgpu_circom::read_r1cs(&read(&args.r1cs)?)
+        .map_err(|e| format!("{}: {e}", args.r1cs.display()))?;
+    step.done(&format!(
+        "({} constraints, {} wires, {} public)",
+        r1cs.num_constraints(),
+        r1cs.num_wires,
+        r1cs.num_public
+    ));
+    let mut rng = randomness(args.seed)?;
+    let step = Step::new(format!(
+        "ark-groth16's generator, circom's reduction ({} threads)",
+        rayon::current_num_threads()
+    ));
+    let key = zkgpu_circom::setup(&r1cs, &mut rng)?;
+    step.done(&format!("(domain 2^{})", key.domain_size.trailing_zeros()));
+    let step = Step::new(format!("writing {}", args.zkey.display()));
+    let bytes = zkgpu_circom::write_zkey(&key);
+    let len = bytes.len();
+    std::fs::write(&args.zkey, bytes).map_err(|e| format!("{}: {e}", args.zkey.display()))?;
+    step.done(&format!("({len} bytes)"));
+    Ok(())
+}

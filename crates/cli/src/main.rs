@@ -42,6 +42,9 @@ enum Command {
     /// rapidsnark's command on the GPU: prove a snarkjs .zkey and .wtns, write snarkjs'
     /// proof.json and public.json.
     ProveCircom(circom_cmd::CircomArgs),
+    /// A Groth16 key for a circom .r1cs with ark-groth16's generator and circom's reduction,
+    /// written as a snarkjs .zkey (a single party's key, for tests and benchmarks).
+    CircomSetup(circom_cmd::SetupArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Command::Msm(args) => msm_cmd::run(&args),
         Command::Ntt(args) => ntt_cmd::run(&args),
         Command::ProveCircom(args) => circom_cmd::run(&args, started),
+        Command::CircomSetup(args) => circom_cmd::setup(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
