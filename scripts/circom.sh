@@ -95,12 +95,21 @@ test_() {
   out=$(mktemp -d)
   for c in multiplier merkle; do
     # --compare: the CPU prover (circom's reduction) makes the same proof for the same r, s.
+    # The key's prepared form is cached in $out/cache on the first run.
     "$ZKGPU" prove-circom "$FIX/$c.zkey" "$FIX/$c.wtns" "$out/$c-proof.json" "$out/$c-public.json" \
-      --verify "$FIX/${c}_vkey.json" --compare --runs 1 || fail "$c: zkgpu prove-circom"
+      --verify "$FIX/${c}_vkey.json" --compare --runs 1 --cache-dir "$out/cache" ||
+      fail "$c: zkgpu prove-circom"
     snarkjs groth16 verify "$FIX/${c}_vkey.json" "$out/$c-public.json" "$out/$c-proof.json" ||
       fail "$c: snarkjs rejected zkgpu's proof"
     echo "snarkjs verified zkgpu's proof of $c"
   done
+  # The second run loads the prepared key from the cache (and does not read the .zkey).
+  "$ZKGPU" prove-circom "$FIX/merkle.zkey" "$FIX/merkle.wtns" "$out/c-proof.json" "$out/c-public.json" \
+    --cache-dir "$out/cache" 2>"$out/cached.log" >/dev/null || fail "zkgpu prove-circom, cached key"
+  grep -q "loaded from" "$out/cached.log" || fail "the cached key was not loaded: $(cat "$out/cached.log")"
+  snarkjs groth16 verify "$FIX/merkle_vkey.json" "$out/c-public.json" "$out/c-proof.json" ||
+    fail "snarkjs rejected zkgpu's proof from the cached key"
+  echo "snarkjs verified zkgpu's proof from the cached prepared key"
   # A public signal changed by one: snarkjs must reject the proof.
   node -e 'const fs=require("fs");const p=JSON.parse(fs.readFileSync(process.argv[1]));
     p[p.length-1]=(BigInt(p[p.length-1])+1n).toString();
@@ -115,13 +124,14 @@ test_() {
   snarkjs zkey export verificationkey "$out/setup.zkey" "$out/setup_vkey.json" >/dev/null ||
     fail "snarkjs could not read zkgpu circom-setup's key"
   "$ZKGPU" prove-circom "$out/setup.zkey" "$FIX/merkle.wtns" "$out/s-proof.json" "$out/s-public.json" \
-    --verify "$out/setup_vkey.json" >/dev/null || fail "zkgpu prove-circom with circom-setup's key"
+    --verify "$out/setup_vkey.json" --no-cache >/dev/null || fail "zkgpu prove-circom with circom-setup's key"
   snarkjs groth16 verify "$out/setup_vkey.json" "$out/s-public.json" "$out/s-proof.json" ||
     fail "snarkjs rejected zkgpu's proof with circom-setup's key"
   snarkjs groth16 prove "$out/setup.zkey" "$FIX/merkle.wtns" "$out/j-proof.json" "$out/j-public.json"
   snarkjs groth16 verify "$out/setup_vkey.json" "$out/j-public.json" "$out/j-proof.json" ||
     fail "snarkjs rejected its own proof with circom-setup's key"
   echo "circom-setup's key: snarkjs exported its verification key and verified zkgpu's and its own proofs"
+  export ZKGPU_CACHE=$out/cache
   refused "a key of another circuit" "$out" "$FIX/multiplier.zkey" "$FIX/merkle.wtns"
   head -c 500000 "$FIX/merkle.zkey" >"$out/truncated.zkey"
   refused "a truncated key" "$out" "$out/truncated.zkey" "$FIX/merkle.wtns"

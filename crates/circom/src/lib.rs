@@ -29,9 +29,9 @@ pub use error::CircomError;
 pub use json::{
     proof_json, public_json, read_proof_json, read_public_json, read_verifying_key_json,
 };
-#[cfg(not(target_arch = "wasm32"))]
-pub use prove::prove;
 pub use prove::{CircomProof, check_witness, prove_async, reference_proof, verify};
+#[cfg(not(target_arch = "wasm32"))]
+pub use prove::{prepare_cached, prove, zkey_hash};
 pub use r1cs::{CircomR1cs, read_r1cs, setup};
 pub use reduction::CircomReduction;
 pub use wtns::{read_wtns, write_wtns};

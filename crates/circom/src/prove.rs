@@ -46,6 +46,42 @@ impl CircomKey {
     }
 }
 
+/// The hash a snarkjs key's prepared form is cached under: blake3 of the `.zkey`'s bytes
+/// (derived for this use), so that a cache hit reads none of the key.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn zkey_hash(zkey: &[u8]) -> [u8; 32] {
+    let mut h = blake3::Hasher::new_derive_key("zkgpu 2026 circom .zkey prepared key");
+    h.update_rayon(zkey);
+    *h.finalize().as_bytes()
+}
+
+/// The `.zkey` prepared for `prover`, from its cache file under `dir` when one is there and
+/// passes every check (the key is then not read at all), else read, prepared and written
+/// there ([`GpuProver::prepare_cached_by_hash`]).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn prepare_cached(
+    prover: &GpuProver<Bn254>,
+    zkey: &[u8],
+    dir: &std::path::Path,
+) -> Result<(PreparedProvingKey<Bn254>, zkgpu_groth16::CacheOutcome), CircomError> {
+    let mut unread = None;
+    let prepared = prover.prepare_cached_by_hash(zkey_hash(zkey), dir, || {
+        let read = crate::read_zkey(zkey).and_then(|k| Ok((k.matrices()?, k.proving_key)));
+        match read {
+            Ok((m, pk)) => Ok((pk, m)),
+            Err(e) => {
+                let what = e.to_string();
+                unread = Some(e);
+                Err(ProveError::MalformedKey(what))
+            }
+        }
+    });
+    match (prepared, unread) {
+        (Err(_), Some(e)) => Err(e),
+        (other, _) => Ok(other?),
+    }
+}
+
 /// The witness `values` (a `.wtns`'s) checked against `key`: its length and its constant one.
 pub fn check_witness(
     key: &PreparedProvingKey<Bn254>,

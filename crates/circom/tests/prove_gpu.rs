@@ -17,7 +17,9 @@ use zkgpu_circom::{
     CircomError, CircomReduction, prove, prove_async, read_verifying_key_json, read_wtns,
     read_zkey, reference_proof, verify,
 };
-use zkgpu_groth16::{GpuProver, ProveError, Qap, WitnessMapTimings, witness_map_rows_timed};
+use zkgpu_groth16::{
+    CacheOutcome, GpuProver, ProveError, Qap, WitnessMapTimings, witness_map_rows_timed,
+};
 use zkgpu_ntt::GpuNtt;
 use zkgpu_runtime::BlockOn;
 
@@ -130,14 +132,29 @@ fn a_circom_key_is_refused_where_the_libsnark_shape_is_expected() {
 }
 
 #[test]
-fn prepared_circom_keys_are_not_written_to_the_key_cache() {
+fn prepared_circom_keys_round_trip_through_the_key_cache() {
     let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
-    let key = read_zkey(&fixture("multiplier.zkey")).unwrap();
-    let prepared = key.prepare(&prover).unwrap();
-    let path = std::env::temp_dir().join(format!("zkgpu-circom-cache-{}", std::process::id()));
-    let e = prover.save_prepared(&prepared, &path).unwrap_err();
-    assert!(e.to_string().contains("circom"), "{e}");
-    assert!(!path.exists());
+    let dir = std::env::temp_dir().join(format!("zkgpu-circom-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let zkey = fixture("merkle.zkey");
+    let (first, outcome) = zkgpu_circom::prepare_cached(&prover, &zkey, &dir).unwrap();
+    assert!(matches!(outcome, CacheOutcome::Created(_)), "{outcome:?}");
+    let (loaded, outcome) = zkgpu_circom::prepare_cached(&prover, &zkey, &dir).unwrap();
+    assert!(matches!(outcome, CacheOutcome::Loaded(_)), "{outcome:?}");
+    assert_eq!(loaded.qap(), Qap::Circom);
+    assert_eq!(loaded.matrices(), first.matrices());
+    let key = read_zkey(&zkey).unwrap();
+    let w = read_wtns(&fixture("merkle.wtns")).unwrap();
+    let (r, s) = (Fr::from(11u64), Fr::from(13u64));
+    let out = prove(&prover, &loaded, w.clone(), r, s).unwrap();
+    assert_eq!(out.proof, reference_proof(&key, &w, r, s).unwrap());
+    // Another key's bytes go to another file; a damaged .zkey is its reader's error.
+    let other = fixture("multiplier.zkey");
+    let (_, outcome) = zkgpu_circom::prepare_cached(&prover, &other, &dir).unwrap();
+    assert!(matches!(outcome, CacheOutcome::Created(_)), "{outcome:?}");
+    let e = zkgpu_circom::prepare_cached(&prover, &zkey[..9000], &dir).unwrap_err();
+    assert!(matches!(e, CircomError::Format { .. }), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -14,10 +14,12 @@ use ark_groth16::VerifyingKey;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::Args;
 use zkgpu_circom::{CircomKey, CircomProof, read_verifying_key_json, read_wtns, read_zkey};
-use zkgpu_groth16::GpuProver;
+use zkgpu_groth16::{CacheOutcome, GpuProver, PreparedProvingKey};
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
+use crate::prove_keys::cache_dir;
 use crate::prove_report::{Step, secs};
+use crate::prove_start::with_pipelines;
 
 type BoxError = Box<dyn std::error::Error>;
 
@@ -46,6 +48,14 @@ pub struct CircomArgs {
     /// (reproducible proofs for tests; never for real use: r and s must be secret).
     #[arg(long)]
     seed: Option<u64>,
+    /// Where prepared keys and the pipeline cache are kept [default: $ZKGPU_CACHE, else
+    /// $XDG_CACHE_HOME/zkgpu, else ~/.cache/zkgpu]: a key seen before loads in its GPU form
+    /// without reading the .zkey.
+    #[arg(long)]
+    cache_dir: Option<PathBuf>,
+    /// Read and prepare the key even when cached, and write no cache.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, BoxError> {
@@ -62,9 +72,9 @@ fn randomness(seed: Option<u64>) -> Result<StdRng, BoxError> {
     Ok(StdRng::from_seed(bytes))
 }
 
-/// The key, the witness and the verifying key read, with the seconds of the first two.
+/// The key's bytes, the witness and the verifying key read, with the seconds of the first two.
 struct Inputs {
-    key: CircomKey,
+    zkey: Vec<u8>,
     values: Vec<Fr>,
     vk: Option<VerifyingKey<Bn254>>,
     seconds: (f64, f64),
@@ -72,14 +82,8 @@ struct Inputs {
 
 fn read_inputs(args: &CircomArgs) -> Result<Inputs, BoxError> {
     let step = Step::new(format!("reading {}", args.zkey.display()));
-    let key = read_zkey(&read(&args.zkey)?).map_err(|e| format!("{}: {e}", args.zkey.display()))?;
-    let t_zkey = step.done(&format!(
-        "({} constraints, {} signals, {} public, domain 2^{})",
-        key.num_constraints(),
-        key.num_variables,
-        key.num_public,
-        key.domain_size.trailing_zeros()
-    ));
+    let zkey = read(&args.zkey)?;
+    let t_zkey = step.done(&format!("({} bytes)", zkey.len()));
     let step = Step::new(format!("reading {}", args.wtns.display()));
     let values =
         read_wtns(&read(&args.wtns)?).map_err(|e| format!("{}: {e}", args.wtns.display()))?;
@@ -92,39 +96,94 @@ fn read_inputs(args: &CircomArgs) -> Result<Inputs, BoxError> {
         None => None,
     };
     Ok(Inputs {
-        key,
+        zkey,
         values,
         vk,
         seconds: (t_zkey, t_wtns),
     })
 }
 
+/// The `.zkey` parsed (its errors named with its path).
+fn parse_zkey(args: &CircomArgs, zkey: &[u8]) -> Result<CircomKey, BoxError> {
+    read_zkey(zkey).map_err(|e| format!("{}: {e}", args.zkey.display()).into())
+}
+
+/// The key prepared (from the cache under `dir` when there), pipelines built beside it, and
+/// what happened.
+fn prepare(
+    args: &CircomArgs,
+    prover: &GpuProver<Bn254>,
+    zkey: &[u8],
+    dir: Option<&Path>,
+) -> Result<(PreparedProvingKey<Bn254>, String), BoxError> {
+    let (prepared, pipes) = with_pipelines(prover, || -> Result<_, BoxError> {
+        Ok(match dir {
+            Some(d) => {
+                let (p, o) = zkgpu_circom::prepare_cached(prover, zkey, d)
+                    .map_err(|e| format!("{}: {e}", args.zkey.display()))?;
+                (p, Some(o))
+            }
+            None => (parse_zkey(args, zkey)?.prepare(prover)?, None),
+        })
+    });
+    let (prepared, outcome) = prepared?;
+    pipes?;
+    let note = match outcome {
+        None => "(--no-cache: read, not stored)".to_owned(),
+        Some(CacheOutcome::Loaded(p)) => {
+            format!("(loaded from {}; the .zkey not read)", p.display())
+        }
+        Some(CacheOutcome::Created(p) | CacheOutcome::Updated(p)) => {
+            format!("(read and cached in {})", p.display())
+        }
+        Some(CacheOutcome::Replaced(p, e)) => {
+            format!("(cache refused, {e}; rewritten in {})", p.display())
+        }
+        Some(CacheOutcome::NotStored(_, e)) => format!("(not cached: {e})"),
+    };
+    Ok((prepared, note))
+}
+
 pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     let Inputs {
-        key,
+        zkey,
         values,
         vk,
         seconds: (t_zkey, t_wtns),
     } = read_inputs(args)?;
+    let dir = (!args.no_cache)
+        .then(|| cache_dir(args.cache_dir.as_deref()))
+        .flatten();
     let step = Step::new("opening the GPU");
-    let ctx = GpuContext::new_blocking(ContextOptions::from_env()?)?;
+    let mut opts = ContextOptions::from_env()?;
+    if opts.pipeline_cache_dir.is_none() {
+        opts.pipeline_cache_dir = dir.as_ref().map(|d| d.join("pipelines"));
+    }
+    let ctx = GpuContext::new_blocking(opts)?;
     let t_ctx = step.done("");
+    let prover = GpuProver::<Bn254>::new(&ctx)?;
+    let step = Step::new("preparing the key: bases and matrices to the GPU (pipelines beside)");
+    let (prepared, note) = prepare(args, &prover, &zkey, dir.as_deref())?;
+    let t_prepare = step.done(&note);
     println!(
-        "zkgpu prove-circom: {} constraints (bn254, circom's reduction); GPU: {} ({:?}); CPU: {} threads",
-        key.num_constraints(),
+        "zkgpu prove-circom: {} constraints, {} signals, {} public (bn254, circom's reduction, \
+         domain 2^{}); GPU: {} ({:?}); CPU: {} threads",
+        prepared.matrices().map_or(0, |m| m.num_constraints()),
+        prepared.num_instance_variables() + prepared.num_witness_variables(),
+        prepared.num_instance_variables() - 1,
+        prepared.domain_size().trailing_zeros(),
         ctx.info().name,
         ctx.info().backend,
         rayon::current_num_threads()
     );
-    let prover = GpuProver::<Bn254>::new(&ctx)?;
-    let step = Step::new("uploading the key's bases and matrices");
-    let prepared = key.prepare(&prover)?;
-    let t_prepare = step.done("");
     let mut rng = randomness(args.seed)?;
     let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
-    let step = Step::new("first proof (pipelines built on first use)");
+    let step = Step::new("first proof");
     let first = zkgpu_circom::prove(&prover, &prepared, values.clone(), r, s)?;
     let t_first = step.done("");
+    if let Ok(Some(p)) = ctx.save_pipeline_cache() {
+        tracing::info!("pipeline cache written to {}", p.display());
+    }
     if let Some(vk) = &vk {
         if !zkgpu_circom::verify(vk, &first.proof, &first.public_signals)? {
             return Err(format!(
@@ -135,7 +194,7 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
         }
     }
     let cpu = if args.compare {
-        Some(compare(&key, &values, (r, s), &first)?)
+        Some(compare(&parse_zkey(args, &zkey)?, &values, (r, s), &first)?)
     } else {
         None
     };
@@ -151,15 +210,29 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
         runs.push(zkgpu_circom::prove(&prover, &prepared, values.clone(), r, s)?.timings);
     }
     print_steps(&[
-        ("read the .zkey (checked, points on the curve)", t_zkey),
+        ("read the .zkey's bytes", t_zkey),
         ("read the .wtns", t_wtns),
         ("GPU context", t_ctx),
-        ("upload the key's bases and matrices", t_prepare),
-        ("first proof, pipelines built", t_first),
+        (
+            "prepare the key (cached: load it; else parse, check, upload)",
+            t_prepare,
+        ),
+        ("first proof", t_first),
         ("**process start to proof.json written**", to_written),
     ]);
+    report(args, &mut runs, cpu, vk.is_some());
+    Ok(())
+}
+
+/// The timed proofs' medians and the closing check line.
+fn report(
+    args: &CircomArgs,
+    runs: &mut [zkgpu_groth16::ProofTimings],
+    cpu: Option<f64>,
+    verified: bool,
+) {
     if !runs.is_empty() {
-        report_runs(&mut runs, cpu);
+        report_runs(runs, cpu);
     } else if let Some(c) = cpu {
         println!(
             "| CPU proof (ark-groth16, circom's reduction, {} threads) | {} |",
@@ -171,7 +244,7 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
         "check: proof written to {} and {}; verified against the verification key: {}; equal to the CPU proof: {}",
         args.proof.display(),
         args.public.display(),
-        if vk.is_some() {
+        if verified {
             "yes"
         } else {
             "not asked (--verify)"
@@ -182,7 +255,6 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
             "not asked (--compare)"
         }
     );
-    Ok(())
 }
 
 fn print_steps(steps: &[(&str, f64)]) {

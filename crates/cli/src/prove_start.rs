@@ -227,7 +227,7 @@ fn slow_start<E: GpuPairing<ScalarField: Absorb>>(
 
 /// `f()` on this thread while another builds every pipeline of the prover; the pipelines'
 /// wall time.
-fn with_pipelines<E: GpuPairing, T>(
+pub(crate) fn with_pipelines<E: GpuPairing, T>(
     prover: &GpuProver<E>,
     f: impl FnOnce() -> T,
 ) -> (T, Result<f64, BoxError>) {

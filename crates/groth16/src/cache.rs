@@ -173,6 +173,39 @@ impl<E: GpuPairing> GpuProver<E> {
         self.cached(pk, dir, Some(Box::new(matrices)))
     }
 
+    /// A key prepared with its matrices ([`GpuProver::prepare_with_matrices`]), kept under
+    /// `dir` by a hash the caller computes from the key's source (`hash`; for instance of a
+    /// snarkjs `.zkey`'s bytes, so that a hit reads no key at all): loaded from the file when
+    /// it holds matrices and passes every check, else `make` gives the key and its matrices,
+    /// which are prepared and written there.
+    pub fn prepare_cached_by_hash(
+        &self,
+        hash: [u8; 32],
+        dir: &Path,
+        make: impl FnOnce() -> Result<(ProvingKey<E>, R1csMatrices<E::ScalarField>), ProveError>,
+    ) -> Result<(PreparedProvingKey<E>, CacheOutcome), ProveError> {
+        let path = self.cache_file(dir, &hash);
+        let mut refused = None;
+        if path.exists() {
+            match self.load_prepared(&path, Some(&hash)) {
+                Ok(p) if p.matrices().is_some() => return Ok((p, CacheOutcome::Loaded(path))),
+                Ok(_) => {}
+                Err(ProveError::Cache(e)) => refused = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        let (pk, m) = make()?;
+        let mut prepared = self.prepare_with_matrices(&pk, m)?;
+        prepared.key_hash = Some(hash);
+        let outcome = match (self.save_prepared(&prepared, &path), refused) {
+            (Ok(()), None) => CacheOutcome::Created(path),
+            (Ok(()), Some(e)) => CacheOutcome::Replaced(path, e),
+            (Err(ProveError::Cache(e)), _) => CacheOutcome::NotStored(path, e),
+            (Err(e), _) => return Err(e),
+        };
+        Ok((prepared, outcome))
+    }
+
     #[allow(clippy::type_complexity)]
     fn cached(
         &self,
@@ -230,13 +263,6 @@ impl<E: GpuPairing> GpuProver<E> {
         path: &Path,
     ) -> Result<(), ProveError> {
         prepared.check_context(&self.ctx)?;
-        if prepared.qap != crate::matrices::Qap::Libsnark {
-            return Err(CacheError::Foreign {
-                path: path.to_owned(),
-                what: "keys of circom's QAP reduction are not cached (yet)".into(),
-            }
-            .into());
-        }
         let io = |source| CacheError::Io {
             path: path.to_owned(),
             source,
@@ -338,7 +364,7 @@ impl<E: GpuPairing> GpuProver<E> {
             num_inputs: header.num_inputs,
             num_witness: header.num_witness,
             domain_size: header.domain_size,
-            qap: crate::matrices::Qap::Libsnark,
+            qap: header.qap,
             key_hash: Some(header.key_hash),
             matrices,
         })

@@ -19,7 +19,7 @@ pub(super) const MAGIC: &[u8; 8] = b"ZKGPUPK\x01";
 /// Magic, header length, header digest.
 pub(super) const PREFIX: u64 = 8 + 8 + 32;
 /// The header's format version.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// blake3 of `bytes` (on the host's threads when large).
 pub(super) fn digest(bytes: &[u8]) -> blake3::Hash {
@@ -79,6 +79,8 @@ pub(super) struct Header<E: GpuPairing> {
     pub(super) num_inputs: usize,
     pub(super) num_witness: usize,
     pub(super) domain_size: usize,
+    /// The reduction the key was made for (format version 2).
+    pub(super) qap: Qap,
     pub(super) points: KeyPoints<E>,
     pub(super) vk: ark_groth16::VerifyingKey<E>,
     pub(super) matrices: Option<Arc<R1csMatrices<E::ScalarField>>>,
@@ -101,6 +103,7 @@ impl<E: GpuPairing> Header<E> {
             num_inputs: p.num_inputs,
             num_witness: p.num_witness,
             domain_size: p.domain_size,
+            qap: p.qap,
             points: p.points.clone(),
             vk: p.pvk.vk.clone(),
             matrices: p.matrices.get().cloned(),
@@ -129,6 +132,7 @@ impl<E: GpuPairing> Header<E> {
         for n in [self.num_inputs, self.num_witness, self.domain_size] {
             put_u64(&mut w, n as u64);
         }
+        put_u64(&mut w, u64::from(self.qap == Qap::Circom));
         let p = &self.points;
         let mut points = Vec::new();
         let _ = (&p.a0, &p.b_g1_0, &p.b_g2_0).serialize_uncompressed(&mut points);
@@ -172,6 +176,11 @@ impl<E: GpuPairing> Header<E> {
         }
         let key_hash: [u8; 32] = r.take(32)?.try_into().map_err(|_| r.corrupt("hash"))?;
         let (num_inputs, num_witness, domain_size) = (r.usize()?, r.usize()?, r.usize()?);
+        let qap = match r.u64()? {
+            0 => Qap::Libsnark,
+            1 => Qap::Circom,
+            x => return Err(r.corrupt(&format!("reduction {x}"))),
+        };
         let mut points = r.bytes()?;
         let bad = |e: ark_serialize::SerializationError| CacheError::Corrupt {
             path: path.to_owned(),
@@ -187,7 +196,7 @@ impl<E: GpuPairing> Header<E> {
             .map_err(bad)?;
         let matrices = match r.u64()? {
             0 => None,
-            1 => Some(Arc::new(decode_matrices(&mut r)?)),
+            1 => Some(Arc::new(decode_matrices(&mut r, qap)?)),
             x => return Err(r.corrupt(&format!("matrices flag {x}"))),
         };
         let layouts = [
@@ -209,6 +218,7 @@ impl<E: GpuPairing> Header<E> {
             num_inputs,
             num_witness,
             domain_size,
+            qap,
             points: KeyPoints {
                 a0,
                 b_g1_0,
@@ -245,7 +255,7 @@ impl<E: GpuPairing> Header<E> {
             && bg2.sets == 1
             && bg2.len == vars - 1
             && h.sets == 1
-            && h.len == self.domain_size - 1;
+            && h.len == self.qap.h_query_len(self.domain_size);
         if !ok {
             return Err(r.corrupt("counts that disagree with each other"));
         }
@@ -375,7 +385,10 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn decode_matrices<F: PrimeField>(r: &mut Reader<'_>) -> Result<R1csMatrices<F>, CacheError> {
+fn decode_matrices<F: PrimeField>(
+    r: &mut Reader<'_>,
+    qap: Qap,
+) -> Result<R1csMatrices<F>, CacheError> {
     let (num_inputs, num_witness, num_constraints) = (r.usize()?, r.usize()?, r.usize()?);
     let mut rows = || -> Result<(SparseRows<F>, Vec<u8>), CacheError> {
         let (starts, units, negs, cstarts, cols) =
@@ -401,7 +414,7 @@ fn decode_matrices<F: PrimeField>(r: &mut Reader<'_>) -> Result<R1csMatrices<F>,
         num_inputs,
         num_witness,
         num_constraints,
-        qap: Qap::Libsnark,
+        qap,
     })
 }
 
