@@ -18,7 +18,7 @@ use crate::matrices::{Qap, R1csMatrices};
 use crate::prover::GpuProver;
 use crate::synth::synthesize_matrices;
 
-/// A pairing whose groups and scalar field the GPU engines support: BLS12-381 and BLS12-377.
+/// A pairing whose groups and scalar field the GPU engines support: BLS12-381, BLS12-377 and BN254.
 pub trait GpuPairing: Pairing<ScalarField: NttField> {
     /// The pairing's name (`bls12-381`), recorded in prepared-key cache files.
     const NAME: &'static str;

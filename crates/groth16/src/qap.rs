@@ -36,6 +36,7 @@ struct Engines {
     ctx: GpuContext,
     bls12_381: GpuNtt<ark_bls12_381::Fr>,
     bls12_377: GpuNtt<ark_bls12_377::Fr>,
+    bn254: GpuNtt<ark_bn254::Fr>,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -45,6 +46,7 @@ impl Engines {
             ctx: ctx.clone(),
             bls12_381: GpuNtt::new(ctx),
             bls12_377: GpuNtt::new(ctx),
+            bn254: GpuNtt::new(ctx),
         })
     }
 }
@@ -93,6 +95,13 @@ impl ReductionField for ark_bls12_377::Fr {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
+impl ReductionField for ark_bn254::Fr {
+    fn engine(engines: &Engines) -> &GpuNtt<Self> {
+        &engines.bn254
+    }
+}
+
 /// `xs` as a slice of `G` when `F` is `G`, without copying.
 #[cfg(not(target_arch = "wasm32"))]
 #[allow(unsafe_code)]
@@ -105,7 +114,7 @@ fn same_type<F: 'static, G: 'static>(xs: &[F]) -> Option<&[G]> {
 
 /// The libsnark reduction of ark-groth16 with the witness map on the GPU.
 ///
-/// For the scalar fields of BLS12-381 and BLS12-377 the NTTs and the quotient run on the GPU;
+/// For the scalar fields of BLS12-381, BLS12-377 and BN254 the NTTs and the quotient run on the GPU;
 /// other fields, a machine where no GPU context can be created, and a GPU failure (logged as
 /// an error) take ark-groth16's CPU path, whose output is the same, so a proof is always
 /// produced and always the same.
@@ -145,6 +154,9 @@ impl R1CSToQAP for GpuReduction {
         )
         .or_else(|| {
             dispatch::<F, ark_bls12_377::Fr>(matrices, num_inputs, num_constraints, full_assignment)
+        })
+        .or_else(|| {
+            dispatch::<F, ark_bn254::Fr>(matrices, num_inputs, num_constraints, full_assignment)
         });
         match on_gpu {
             Some(h) => h,

@@ -67,6 +67,11 @@ fn bls12_377_witness_map() {
     witness_maps_agree::<ark_bls12_377::Fr>(2);
 }
 
+#[test]
+fn bn254_witness_map() {
+    witness_maps_agree::<ark_bn254::Fr>(5);
+}
+
 fn proofs_agree<E: Pairing>(seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
     let circuit = Chain::new(
@@ -108,6 +113,11 @@ fn bls12_381_proofs() {
 #[test]
 fn bls12_377_proofs() {
     proofs_agree::<ark_bls12_377::Bls12_377>(4);
+}
+
+#[test]
+fn bn254_proofs() {
+    proofs_agree::<ark_bn254::Bn254>(6);
 }
 
 /// An unsatisfied constraint system is an error on the GPU path (ark-groth16's CPU reduction
