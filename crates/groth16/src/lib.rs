@@ -1,7 +1,7 @@
 //! The GPU backend for arkworks Groth16.
 //!
-//! - [`GpuProver`] proves any `ConstraintSynthesizer` over BLS12-381, BLS12-377 or BN254 with the
-//!   witness map and all five MSMs on the GPU, against a [`PreparedProvingKey`] whose bases
+//! - [`GpuProver`] proves any `ConstraintSynthesizer` over BLS12-381, BLS12-377 or BN254 with
+//!   the witness map and all five MSMs on the GPU, against a [`PreparedProvingKey`] whose bases
 //!   were uploaded once and which holds the circuit's R1CS matrices once known, so that
 //!   proofs synthesize the witness alone. Its proofs equal ark-groth16's for the same `r`
 //!   and `s`; bad input (an unsatisfied circuit, a key of another circuit) is a typed
