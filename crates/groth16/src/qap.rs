@@ -115,9 +115,9 @@ fn same_type<F: 'static, G: 'static>(xs: &[F]) -> Option<&[G]> {
 /// The libsnark reduction of ark-groth16 with the witness map on the GPU.
 ///
 /// For the scalar fields of BLS12-381, BLS12-377 and BN254 the NTTs and the quotient run on
-/// the GPU; other fields, a machine where no GPU context can be created, and a GPU failure (logged as
-/// an error) take ark-groth16's CPU path, whose output is the same, so a proof is always
-/// produced and always the same.
+/// the GPU; other fields, a machine where no GPU context can be created, and a GPU failure
+/// (logged as an error) take ark-groth16's CPU path, whose output is the same, so a proof is
+/// always produced and always the same.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GpuReduction;
 
