@@ -89,6 +89,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Bytes not read yet.
+    pub(crate) fn remaining(&self) -> usize {
+        self.data.len() - self.at
+    }
+
     /// The section's type.
     pub(crate) fn section(&self) -> u32 {
         self.section
@@ -126,13 +131,20 @@ impl<'a> Reader<'a> {
         Ok(self.u32()? as usize)
     }
 
-    /// The rest of the section, which must be exactly `n` bytes.
-    pub(crate) fn rest_exactly(&mut self, n: usize) -> Result<&'a [u8], CircomError> {
+    /// The rest of the section, which must be exactly `count` items of `size` bytes (counts
+    /// come from the file: their product is checked, never trusted).
+    pub(crate) fn rest_exactly(
+        &mut self,
+        count: usize,
+        size: usize,
+    ) -> Result<&'a [u8], CircomError> {
         let left = self.data.len() - self.at;
-        if left != n {
-            return Err(self.error(format!("holds {left} bytes, {n} expected")));
+        match count.checked_mul(size) {
+            Some(n) if n == left => self.take(n),
+            _ => Err(self.error(format!(
+                "holds {left} bytes, not {count} items of {size} bytes"
+            ))),
         }
-        self.take(n)
     }
 
     /// An error about this section.

@@ -65,6 +65,11 @@ pub fn read_r1cs(bytes: &[u8]) -> Result<CircomR1cs, CircomError> {
     }
     let mut r = file.section(2)?;
     let mut matrices: [Matrix<Fr>; 3] = Default::default();
+    // A constraint takes at least 12 bytes (three term counts): the count is bounded by the
+    // section before anything is allocated by it.
+    if count > r.remaining() / 12 {
+        return Err(r.error(format!("is too short for {count} constraints")));
+    }
     for m in &mut matrices {
         m.reserve(count);
     }
@@ -83,7 +88,7 @@ pub fn read_r1cs(bytes: &[u8]) -> Result<CircomR1cs, CircomError> {
 /// One linear combination of constraint `i`.
 fn read_terms(r: &mut Reader<'_>, wires: usize, i: usize) -> Result<Vec<(Fr, usize)>, CircomError> {
     let n = r.usize()?;
-    let mut terms = Vec::with_capacity(n.min(1 << 16));
+    let mut terms = Vec::with_capacity(n.min(r.remaining() / (4 + N8)));
     for _ in 0..n {
         let wire = r.usize()?;
         let value = canonical::<Fr>(r.take(N8)?);

@@ -26,7 +26,7 @@ pub fn read_wtns(bytes: &[u8]) -> Result<Vec<Fr>, CircomError> {
         });
     }
     let count = h.usize()?;
-    let data = file.section(2)?.rest_exactly(count * N8)?;
+    let data = file.section(2)?.rest_exactly(count, N8)?;
     data.chunks_exact(N8)
         .enumerate()
         .map(|(i, v)| {

@@ -84,13 +84,15 @@ pub fn read_zkey(bytes: &[u8]) -> Result<CircomKey, CircomError> {
     }
     let h = Header::read(&mut file.section(2)?)?;
     let (vars, public, n) = (h.num_variables, h.num_public, h.domain_size);
+    // The point sections first: the counts of the header are then backed by the file's
+    // bytes before the coefficients' rows are allocated by them.
     let ic = g1_vector(&mut file.section(3)?, public + 1)?;
-    let (a, b) = read_coefficients(&mut file.section(4)?, &h)?;
     let a_query = g1_vector(&mut file.section(5)?, vars)?;
     let b_g1_query = g1_vector(&mut file.section(6)?, vars)?;
     let b_g2_query = g2_vector(&mut file.section(7)?, vars)?;
     let l_query = g1_vector(&mut file.section(8)?, vars - public - 1)?;
     let h_query = g1_vector(&mut file.section(9)?, n)?;
+    let (a, b) = read_coefficients(&mut file.section(4)?, &h)?;
     let vk = VerifyingKey {
         alpha_g1: h.alpha_g1,
         beta_g2: h.beta_g2,
@@ -209,7 +211,7 @@ fn vector<P: Send>(
     decode: fn(&[u8]) -> Option<P>,
 ) -> Result<Vec<P>, CircomError> {
     let section = r.section();
-    let data = r.rest_exactly(len * bytes)?;
+    let data = r.rest_exactly(len, bytes)?;
     let one =
         |(index, c): (usize, &[u8])| decode(c).ok_or(CircomError::NotOnCurve { section, index });
     #[cfg(not(target_arch = "wasm32"))]
@@ -238,7 +240,7 @@ fn read_coefficients(
 ) -> Result<(Matrix<Fr>, Matrix<Fr>), CircomError> {
     const ENTRY: usize = 12 + N8;
     let count = r.usize()?;
-    let data = r.rest_exactly(count * ENTRY)?;
+    let data = r.rest_exactly(count, ENTRY)?;
     let mut m: [Matrix<Fr>; 2] = [Vec::new(), Vec::new()];
     let mut last = 0;
     for (k, e) in data.chunks_exact(ENTRY).enumerate() {

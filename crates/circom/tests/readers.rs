@@ -164,6 +164,13 @@ fn damaged_or_foreign_keys_are_refused() {
     assert!(e.to_string().contains("out of range"), "{e}");
     let e = zkey_error(&patched(&good, coeffs, &2u32.to_le_bytes()));
     assert!(e.to_string().contains("out of range"), "{e}");
+    // Counts of the header too large for the file (a domain of 2^30, 2^31 signals): refused by
+    // the sections' lengths before anything of that size is allocated.
+    let counts = header + 4 + 32 + 4 + 32;
+    for (at, n) in [(counts + 8, 1u32 << 30), (counts, 1 << 31), (counts + 4, u32::MAX)] {
+        let e = zkey_error(&patched(&good, at, &n.to_le_bytes()));
+        assert!(matches!(e, CircomError::Format { .. }), "{n}: {e}");
+    }
     // The coefficient count disagreeing with the section's length.
     let e = zkey_error(&patched(&good, coeffs - 4, &1u32.to_le_bytes()));
     assert!(e.to_string().contains("bytes"), "{e}");
@@ -191,9 +198,11 @@ fn damaged_or_foreign_witnesses_are_refused() {
     // A value past the modulus.
     let e = read_wtns(&patched(&good, good.len() - 32, &[0xff; 32])).expect_err("read");
     assert!(e.to_string().contains("modulus"), "{e}");
-    // The count disagreeing with the values' section.
-    let e = read_wtns(&patched(&good, 60, &2087u32.to_le_bytes())).expect_err("read");
-    assert!(matches!(e, CircomError::Format { .. }), "{e}");
+    // The count disagreeing with the values' section, and one whose bytes overflow.
+    for n in [2087u32, u32::MAX] {
+        let e = read_wtns(&patched(&good, 60, &n.to_le_bytes())).expect_err("read");
+        assert!(matches!(e, CircomError::Format { .. }), "{e}");
+    }
 }
 
 #[test]

@@ -96,4 +96,11 @@ fn damaged_r1cs_files_are_refused() {
     bad[at..at + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
     let e = read_r1cs(&bad).unwrap_err();
     assert!(e.to_string().contains("wire"), "{e}");
+    // A constraint count far past what the section holds: refused before it is allocated.
+    let header = section_at(&good, 1);
+    let count_at = header + 4 + 32 + 4 * 4 + 8;
+    let mut bad = good.clone();
+    bad[count_at..count_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let e = read_r1cs(&bad).unwrap_err();
+    assert!(e.to_string().contains("too short"), "{e}");
 }
