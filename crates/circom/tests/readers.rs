@@ -167,7 +167,11 @@ fn damaged_or_foreign_keys_are_refused() {
     // Counts of the header too large for the file (a domain of 2^30, 2^31 signals): refused by
     // the sections' lengths before anything of that size is allocated.
     let counts = header + 4 + 32 + 4 + 32;
-    for (at, n) in [(counts + 8, 1u32 << 30), (counts, 1 << 31), (counts + 4, u32::MAX)] {
+    for (at, n) in [
+        (counts + 8, 1u32 << 30),
+        (counts, 1 << 31),
+        (counts + 4, u32::MAX),
+    ] {
         let e = zkey_error(&patched(&good, at, &n.to_le_bytes()));
         assert!(matches!(e, CircomError::Format { .. }), "{n}: {e}");
     }
