@@ -50,7 +50,7 @@ pub struct CircomArgs {
     seed: Option<u64>,
     /// Where prepared keys and the pipeline cache are kept [default: $ZKGPU_CACHE, else
     /// $XDG_CACHE_HOME/zkgpu, else ~/.cache/zkgpu]: a key seen before loads in its GPU form
-    /// without reading the .zkey.
+    /// without parsing the .zkey (it is only hashed).
     #[arg(long)]
     cache_dir: Option<PathBuf>,
     /// Read and prepare the key even when cached, and write no cache.
@@ -131,7 +131,10 @@ fn prepare(
     let note = match outcome {
         None => "(--no-cache: read, not stored)".to_owned(),
         Some(CacheOutcome::Loaded(p)) => {
-            format!("(loaded from {}; the .zkey not read)", p.display())
+            format!(
+                "(loaded from {}; the .zkey hashed, not parsed)",
+                p.display()
+            )
         }
         Some(CacheOutcome::Created(p) | CacheOutcome::Updated(p)) => {
             format!("(read and cached in {})", p.display())
