@@ -430,9 +430,10 @@ where
         tm.segments
     );
     println!(
-        "sets stored with {} fold level(s) in {} part(s)",
+        "sets stored with {} fold level(s) in {} part(s) of {} set(s)",
         together.folds(),
-        together.parts()
+        together.parts(),
+        together.sets_per_part()
     );
     print_stages("stage (one MSM over the sets)", &tm);
     row_ms("GPU, the sets as one MSM (median)", gpu_s);

@@ -44,8 +44,10 @@ pub(crate) struct FoldLayout {
 /// Bases uploaded once, in GPU form, for many MSMs (a proving key's bases are fixed).
 ///
 /// Stored in parts of at most [`GpuMsm::part_len`] points, each in its own buffer, so that no
-/// storage binding exceeds the device's limit (WebGPU's default is 128 MiB: about 559k
-/// BLS12-381 G1 points in 13-bit limbs). An MSM runs once per part and adds the results.
+/// storage binding exceeds the device's limit (WebGPU's default is 128 MiB: about 1.4M
+/// packed BLS12-381 G1 points). An MSM runs once per part and adds the results. Several
+/// base sets share each part while they fit one part together; where they do not, each
+/// part holds one set ([`PreparedBases::sets_per_part`]).
 #[derive(Debug)]
 pub struct PreparedBases<C: GpuCurve> {
     /// The context whose device holds the parts.
@@ -54,19 +56,24 @@ pub struct PreparedBases<C: GpuCurve> {
     pub(crate) len: usize,
     /// Base sets ([`GpuMsm::prepare_sets`]; 1 for [`GpuMsm::prepare`]).
     pub(crate) sets: usize,
+    /// Sets per part: `sets`, or 1 where the sets did not fit one part together (the parts
+    /// then tile the bases once per set, set 0's parts first).
+    pub(crate) sets_per_part: usize,
     /// Window multiples stored after each set's bases.
     pub(crate) fold: Option<FoldLayout>,
     pub(crate) _curve: std::marker::PhantomData<C>,
 }
 
-/// Bases `start..start + len` of a [`PreparedBases`] (of every set: the buffer holds the
+/// Bases `start..start + len` of a [`PreparedBases`]: of every set (the buffer holds the
 /// sets' runs one after another, `len` points each; for folded bases each set's run is
-/// followed by its multiples' runs).
+/// followed by its multiples' runs), or of set `first_set` alone where each part holds one.
 #[derive(Debug)]
 pub(crate) struct BasePart {
     pub(crate) buffer: wgpu::Buffer,
     pub(crate) start: usize,
     pub(crate) len: usize,
+    /// The first set it holds (0 where a part holds every set).
+    pub(crate) first_set: usize,
 }
 
 impl<C: GpuCurve> PreparedBases<C> {
@@ -88,6 +95,14 @@ impl<C: GpuCurve> PreparedBases<C> {
     /// Number of parts (buffers) the bases are stored in.
     pub fn parts(&self) -> usize {
         self.parts.len()
+    }
+
+    /// Base sets each part holds: all of them, or 1 where they did not fit one part
+    /// together. On the H100 under WebGPU's limits, three sets of 2^20 BLS12-381 G1 points
+    /// as one part per set took 94-97 ms against 117-118 ms as three parts of all three
+    /// sets (docs/PERFORMANCE.md).
+    pub fn sets_per_part(&self) -> usize {
+        self.sets_per_part
     }
 
     /// Levels stored per base ([`Fold`]; 1 when not folded).
@@ -152,7 +167,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             .map_err(|e| MsmError::Config(e.to_string()))?;
         let max = ctx.limits().max_compute_workgroups_per_dimension;
         for part in &prepared.parts {
-            let count = u32::try_from(sets.len() * part.len)
+            let count = u32::try_from(prepared.sets_per_part * part.len)
                 .map_err(|_| MsmError::Config(format!("{} points exceed 2^32", part.len)))?;
             let (x, y, row_stride) = grid(count, WORKGROUP_SIZE, max);
             let params = ctx.uniform_buffer(
@@ -217,15 +232,21 @@ impl<C: GpuCurve> GpuMsm<C> {
         }
         let folds = fold.map_or(1, |f| f.folds as usize);
         let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
-        let most = part_len_for::<C>(self.ctx.max_binding_bytes(), sets.len(), fold);
-        let part = self.max_part.map_or(most, |m| m.min(most));
+        let (per_part, part) = part_plan::<C>(
+            len,
+            sets.len(),
+            fold,
+            self.ctx.max_binding_bytes(),
+            self.max_part,
+        );
         let identity = encode_affine_packed::<C>(&[<C::Affine as ark_ec::AffineRepr>::zero()]);
-        let parts = (0..len.div_ceil(part))
+        let tiles = len.div_ceil(part);
+        let parts = (0..tiles * sets.len() / per_part)
             .map(|k| {
-                let start = k * part;
+                let (start, first_set) = ((k % tiles) * part, (k / tiles) * per_part);
                 let plen = part.min(len - start);
-                let mut words = Vec::with_capacity(sets.len() * folds * plen * identity.len());
-                for set in sets {
+                let mut words = Vec::with_capacity(per_part * folds * plen * identity.len());
+                for set in &sets[first_set..first_set + per_part] {
                     let have = &set[start.min(set.len())..(start + plen).min(set.len())];
                     words.extend(encode_affine_packed::<C>(have));
                     for _ in have.len()..plen {
@@ -239,6 +260,7 @@ impl<C: GpuCurve> GpuMsm<C> {
                         .storage_buffer(&format!("{} bases, part {k}", C::ID), &words)?,
                     start,
                     len: plen,
+                    first_set,
                 })
             })
             .collect::<Result<_>>()?;
@@ -247,6 +269,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             parts,
             len,
             sets: sets.len(),
+            sets_per_part: per_part,
             fold,
             _curve: std::marker::PhantomData,
         })
@@ -272,6 +295,29 @@ pub(crate) fn fold_layout<C: GpuCurve>(len: usize, fold: Fold) -> Result<Option<
         folds: windows.div_ceil(fold_windows),
         fold_windows,
     }))
+}
+
+/// How `sets` base sets of `len` points folded as `fold` are stored in parts: the sets per
+/// part (all, or 1 where all of them would need several parts: each set then runs as its own
+/// MSM, at its own wider window) and the most points per set and part (capped by
+/// `max_part`, [`GpuMsm::with_max_part`]).
+pub(crate) fn part_plan<C: GpuCurve>(
+    len: usize,
+    sets: usize,
+    fold: Option<FoldLayout>,
+    max_binding: u64,
+    max_part: Option<usize>,
+) -> (usize, usize) {
+    let most = |sets: usize| {
+        let m = part_len_for::<C>(max_binding, sets, fold);
+        max_part.map_or(m, |cap| cap.min(m))
+    };
+    let together = most(sets);
+    if sets > 1 && together < len {
+        (1, most(1))
+    } else {
+        (sets.max(1), together)
+    }
 }
 
 /// Most points per set and part of prepared bases of `sets` sets when a storage binding

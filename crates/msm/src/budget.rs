@@ -5,7 +5,7 @@
 use zkgpu_curves::GpuCurve;
 
 use crate::Result;
-use crate::bases::{FoldLayout, default_fold_layout, folds_in_one_part_for, part_len_for};
+use crate::bases::{FoldLayout, default_fold_layout, folds_in_one_part_for, part_plan};
 use crate::config::MsmConfig;
 use crate::shape::Shape;
 
@@ -37,7 +37,8 @@ fn parts_plan<C: GpuCurve>(
     max_binding: u64,
 ) -> Result<Vec<(String, u64)>> {
     let folds = fold.map_or(1, |f| f.folds as usize);
-    let part = part_len_for::<C>(max_binding, sets, fold).min(len.max(1));
+    let (sets, part) = part_plan::<C>(len, sets, fold, max_binding, None);
+    let part = part.min(len.max(1));
     let bases = (sets * folds * part) as u64 * C::affine_packed_words() as u64 * 4;
     let mut out = vec![("msm bases part".to_string(), bases)];
     let mut lens = vec![part];

@@ -106,19 +106,21 @@ impl<C: GpuCurve> GpuMsm<C> {
         let mut timings = MsmTimings::default();
         let mut sums = vec![C::Projective::zero(); bases.sets];
         let n = bases.len.min(scalars.len());
-        for part in bases.parts.iter().take_while(|p| p.start < n) {
+        // Parts of one set each (sets that did not fit one part together) run as that set's
+        // MSM; its sum goes to the set's place.
+        for part in bases.parts.iter().filter(|p| p.start < n) {
             let end = n.min(part.start + part.len);
             let part_sums = self
                 .run_part(
                     &part.buffer,
-                    (part.start, bases.sets as u32, part.len, bases.fold),
+                    (part.start, bases.sets_per_part as u32, part.len, bases.fold),
                     scalars.range(part.start, end),
                     config,
                     timed,
                     &mut timings,
                 )
                 .await?;
-            for (r, s) in sums.iter_mut().zip(part_sums) {
+            for (r, s) in sums[part.first_set..].iter_mut().zip(part_sums) {
                 *r += s;
             }
         }

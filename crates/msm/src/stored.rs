@@ -35,6 +35,9 @@ pub struct BasesLayout {
     pub len: usize,
     /// Base sets.
     pub sets: usize,
+    /// Sets each part holds: `sets`, or 1 (the parts then tile the bases once per set, set
+    /// 0's first).
+    pub sets_per_part: usize,
     /// Window multiples, if stored.
     pub fold: Option<StoredFold>,
     /// Each part's first base and its number of bases.
@@ -52,7 +55,7 @@ impl BasesLayout {
         // Saturating: a layout read from a damaged file must not overflow before it is
         // checked.
         self.parts.get(k).map_or(0, |&(_, len)| {
-            (self.sets as u64)
+            (self.sets_per_part as u64)
                 .saturating_mul(self.folds())
                 .saturating_mul(len as u64)
                 .saturating_mul(self.point_bytes)
@@ -79,6 +82,7 @@ impl<C: GpuCurve> PreparedBases<C> {
             point_bytes: 4 * C::affine_packed_words() as u64,
             len: self.len,
             sets: self.sets,
+            sets_per_part: self.sets_per_part,
             fold: self.fold.map(|f| StoredFold {
                 window_bits: f.c,
                 folds: f.folds,
@@ -156,7 +160,15 @@ impl<C: GpuCurve> GpuMsm<C> {
                     self.ctx.wait()?;
                     at += n;
                 }
-                Ok(BasePart { buffer, start, len })
+                // The parts tile the bases once per group of `sets_per_part` sets.
+                let tiles = layout.parts.len() * layout.sets_per_part / layout.sets;
+                let first_set = (k / tiles) * layout.sets_per_part;
+                Ok(BasePart {
+                    buffer,
+                    start,
+                    len,
+                    first_set,
+                })
             })
             .collect::<Result<_>>()?;
         Ok(PreparedBases {
@@ -164,6 +176,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             parts,
             len: layout.len,
             sets: layout.sets,
+            sets_per_part: layout.sets_per_part,
             fold,
             _curve: std::marker::PhantomData,
         })
@@ -207,21 +220,48 @@ impl<C: GpuCurve> GpuMsm<C> {
             }
         };
         // The parts `upload_sets` would make here: these bases' fold layout within the
-        // binding limit (and `with_max_part`).
-        let most = crate::bases::part_len_for::<C>(self.ctx.max_binding_bytes(), layout.sets, fold);
-        let most = self.max_part.map_or(most, |m| m.min(most));
-        let mut next = 0usize;
-        for &(start, len) in &layout.parts {
-            if start != next || len == 0 || len > most {
-                return bad(format!(
-                    "part of {len} bases at {start} (expected at {next}, at most {most} on \
-                     this device)"
-                ));
-            }
-            next = start + len;
+        // binding limit (and `with_max_part`), all sets in each part or one set each.
+        let (per_part, most) = crate::bases::part_plan::<C>(
+            layout.len,
+            layout.sets,
+            fold,
+            self.ctx.max_binding_bytes(),
+            self.max_part,
+        );
+        if layout.sets_per_part != per_part {
+            return bad(format!(
+                "{} sets per part where this device stores {per_part}",
+                layout.sets_per_part
+            ));
         }
-        if next != layout.len {
-            return bad(format!("parts cover {next} of {} bases", layout.len));
+        if layout.parts.is_empty() {
+            return match layout.len {
+                0 => Ok(fold),
+                n => bad(format!("no parts for {n} bases")),
+            };
+        }
+        // The parts tile the bases once per group of sets.
+        let groups = layout.sets / per_part;
+        if groups == 0 || !layout.parts.len().is_multiple_of(groups) {
+            return bad(format!(
+                "{} parts for {groups} groups of sets",
+                layout.parts.len()
+            ));
+        }
+        for tiling in layout.parts.chunks(layout.parts.len() / groups) {
+            let mut next = 0usize;
+            for &(start, len) in tiling {
+                if start != next || len == 0 || len > most {
+                    return bad(format!(
+                        "part of {len} bases at {start} (expected at {next}, at most {most} on \
+                         this device)"
+                    ));
+                }
+                next = start + len;
+            }
+            if next != layout.len {
+                return bad(format!("parts cover {next} of {} bases", layout.len));
+            }
         }
         Ok(fold)
     }

@@ -58,6 +58,37 @@ fn parts_fit_the_binding_limit() {
 }
 
 #[test]
+fn sets_share_a_part_only_where_they_fit_one_together() {
+    use crate::bases::part_plan;
+    type G1 = Bls12_381G1;
+    let webgpu = 128 << 20;
+    // Three sets of 2^18 fit one 128 MiB part together; three of 2^20 do not, and each set
+    // then takes its own part (one of 2^20 points fits).
+    assert_eq!(
+        part_plan::<G1>(1 << 18, 3, None, webgpu, None),
+        (3, 466_033)
+    );
+    assert_eq!(
+        part_plan::<G1>(1 << 20, 3, None, webgpu, None),
+        (1, 1_398_101)
+    );
+    // One set, or bases within every part: unchanged.
+    assert_eq!(
+        part_plan::<G1>(1 << 22, 1, None, webgpu, None),
+        (1, 1_398_101)
+    );
+    assert_eq!(
+        part_plan::<G1>(1 << 20, 3, None, 4 << 30, None),
+        (3, 14_913_080)
+    );
+    // A cap below the bases (`with_max_part`) splits the sets too; one above them does not.
+    assert_eq!(part_plan::<G1>(50, 3, None, webgpu, Some(16)), (1, 16));
+    assert_eq!(part_plan::<G1>(50, 3, None, webgpu, Some(64)), (3, 64));
+    // Zero bases: one part plan of all sets (no part is made).
+    assert_eq!(part_plan::<G1>(0, 3, None, webgpu, None).0, 3);
+}
+
+#[test]
 fn folded_default_window_is_about_log2_n_when_every_window_folds() {
     type G1 = Bls12_381G1;
     let big = 1u64 << 40;

@@ -415,14 +415,22 @@ where
     let sets: [&[C::Affine]; 3] = [&a, &b, &c];
     let scalars = mixed_scalars::<C>(60, 7, &mut rng);
     let unchecked = ark_unchecked::<C>;
-    for max_part in [None, Some(16)] {
+    // Parts: one of all three sets; parts of 16 points, each of one set (the sets do not fit
+    // one part together); parts of 64 points, which hold all three.
+    for (max_part, per_part, parts) in [(None, 3, 1), (Some(16), 1, 12), (Some(64), 3, 1)] {
         let mut msm = GpuMsm::<C>::new(ctx()).unwrap();
         if let Some(p) = max_part {
             msm = msm.with_max_part(p);
         }
         let prepared = msm.prepare_sets(&sets).unwrap();
         assert_eq!((prepared.len(), prepared.sets()), (50, 3));
-        for m in [60, 50, 40, 37, 36, 1, 0] {
+        let layout = (prepared.sets_per_part(), prepared.parts());
+        assert_eq!(layout, (per_part, parts), "{} parts {max_part:?}", C::ID);
+        let counts: &[usize] = match max_part {
+            Some(64) => &[50, 37],
+            _ => &[60, 50, 40, 37, 36, 1, 0],
+        };
+        for &m in counts {
             let words = PreparedScalars::new(&scalars[..m]);
             let got = msm
                 .run(MsmRequest::new(&prepared, words.all()))
@@ -440,6 +448,9 @@ where
                 .and_then(MsmOutput::sum),
             Err(MsmError::Config(_))
         ));
+        if max_part == Some(16) {
+            check_sets_restored(&msm, &prepared, &sets, &scalars);
+        }
     }
     let msm = GpuMsm::<C>::new(ctx()).unwrap();
     let one = msm.prepare_sets(&[&a]).unwrap();
@@ -454,6 +465,49 @@ where
         C::ID
     );
     assert!(matches!(msm.prepare_sets(&[]), Err(MsmError::Config(_))));
+}
+
+/// Base sets of one set per part read back and restored in their GPU form (the prover's key
+/// cache): the same sums; a layout claiming another number of sets per part is refused.
+fn check_sets_restored<C: GpuCurve>(
+    msm: &GpuMsm<C>,
+    prepared: &zkgpu_msm::PreparedBases<C>,
+    sets: &[&[C::Affine]],
+    scalars: &[C::Scalar],
+) where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let layout = prepared.layout();
+    let bytes: Vec<Vec<u8>> = (0..prepared.parts())
+        .map(|k| {
+            let mut out = vec![0u8; layout.part_bytes(k) as usize];
+            msm.read_bases_part(prepared, k, &mut out)
+                .block_on()
+                .unwrap();
+            out
+        })
+        .collect();
+    let fill = |k: usize, at: usize, block: &mut [u8]| {
+        block.copy_from_slice(&bytes[k][at..at + block.len()]);
+    };
+    let restored = msm.restore_bases(&layout, 256, fill).unwrap();
+    let words = PreparedScalars::new(&scalars[..45]);
+    let got = msm
+        .run(MsmRequest::new(&restored, words.all()))
+        .block_on()
+        .map(MsmOutput::into_sums)
+        .unwrap();
+    let want: Vec<C::Projective> = sets
+        .iter()
+        .map(|s| ark_unchecked::<C>(s, &scalars[..45]))
+        .collect();
+    assert_eq!(got, want, "{} sets restored", C::ID);
+    let mut wrong = layout.clone();
+    wrong.sets_per_part = sets.len();
+    assert!(matches!(
+        msm.restore_bases(&wrong, 256, fill),
+        Err(MsmError::Config(_))
+    ));
 }
 
 /// Folded bases (`prepare_sets_folded`: window multiples computed on the GPU): several fold

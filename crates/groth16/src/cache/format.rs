@@ -19,7 +19,7 @@ pub(super) const MAGIC: &[u8; 8] = b"ZKGPUPK\x01";
 /// Magic, header length, header digest.
 pub(super) const PREFIX: u64 = 8 + 8 + 32;
 /// The header's format version.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// blake3 of `bytes` (on the host's threads when large).
 pub(super) fn digest(bytes: &[u8]) -> blake3::Hash {
@@ -313,7 +313,12 @@ fn encode_matrices<F: PrimeField>(w: &mut Vec<u8>, m: &R1csMatrices<F>) {
 
 fn encode_layout(w: &mut Vec<u8>, l: &BasesLayout) {
     put_bytes(w, l.curve.as_bytes());
-    for n in [l.point_bytes, l.len as u64, l.sets as u64] {
+    for n in [
+        l.point_bytes,
+        l.len as u64,
+        l.sets as u64,
+        l.sets_per_part as u64,
+    ] {
         put_u64(w, n);
     }
     match l.fold {
@@ -420,7 +425,7 @@ fn decode_matrices<F: PrimeField>(
 
 fn decode_layout(r: &mut Reader<'_>) -> Result<BasesLayout, CacheError> {
     let curve = String::from_utf8_lossy(r.bytes()?).into_owned();
-    let (point_bytes, len, sets) = (r.u64()?, r.usize()?, r.usize()?);
+    let (point_bytes, len, sets, sets_per_part) = (r.u64()?, r.usize()?, r.usize()?, r.usize()?);
     let fold = match r.u64()? {
         0 => None,
         1 => Some(StoredFold {
@@ -442,6 +447,7 @@ fn decode_layout(r: &mut Reader<'_>) -> Result<BasesLayout, CacheError> {
         point_bytes,
         len,
         sets,
+        sets_per_part,
         fold,
         parts,
     })
