@@ -84,8 +84,10 @@ pub struct ProveArgs {
     /// Run every stage alone (no second host thread): a clean per-stage profile, slower.
     #[arg(long)]
     sequential: bool,
-    /// Make the timed proofs with `GpuProver::prove_async`: one thread, no blocking wait,
-    /// synthesis and every GPU stage awaited in turn (what a browser runs).
+    /// Make the timed proofs with `GpuProver::prove_async` on one thread, its waits yielding
+    /// as a browser's do (`GpuContext::set_yielding_waits`), so that the witness map's host
+    /// work overlaps the MSMs' GPU work (what a browser runs); with `--sequential`, waits
+    /// block and every stage runs alone.
     #[arg(long)]
     single_thread: bool,
     /// Do not run small NTTs during synthesis to keep the GPU's clock up
@@ -229,6 +231,7 @@ fn open_gpu<E: GpuPairing>(
             ctx.info().name
         );
     }
+    ctx.set_yielding_waits(args.single_thread && !args.sequential);
     let mut prover = GpuProver::<E>::new(&ctx)?.with_overlap(!args.sequential);
     if args.no_clock_warmup {
         prover = prover.with_clock_warmup(false);

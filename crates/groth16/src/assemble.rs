@@ -65,7 +65,12 @@ impl<E: GpuPairing> GpuProver<E> {
         Ok(combine(pk, sums, r, s))
     }
 
-    /// The witness map, then MSM H, B in G2, and A, B in G1 and L, each awaited in turn.
+    /// On this thread: the witness map then MSM H, joined with MSM B in G2 then A, B in G1
+    /// and L. Where waits yield (a browser; natively with
+    /// [`zkgpu_runtime::GpuContext::set_yielding_waits`]) one half's host work (the sparse
+    /// products, scalar conversion, window sums) runs while the other's GPU work does, as
+    /// the two threads of [`GpuProver::assemble`]'s overlap do; where waits block, the halves
+    /// run one after the other, each stage alone.
     async fn in_turn(
         &self,
         pk: &PreparedProvingKey<E>,
@@ -74,41 +79,51 @@ impl<E: GpuPairing> GpuProver<E> {
         timings: &mut ProofTimings,
     ) -> Result<Sums<E>, ProveError> {
         let cfg = MsmConfig::default();
-        let t = Instant::now();
-        let mut parts = WitnessMapTimings::default();
-        let h = witness_map_rows_timed(&self.ntt, rows, pk.num_inputs, full, &mut parts).await?;
-        timings.witness_map = t.elapsed().as_secs_f64();
-        timings.witness_map_parts = parts;
-        let t = Instant::now();
-        let h_acc = self
-            .g1
-            .run(MsmRequest::new(&pk.h, &h).config(cfg))
-            .await
-            .and_then(MsmOutput::sum)?;
-        timings.msm_h = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let assignment = PreparedScalars::new(&full[1..]);
-        let b2 = self
-            .g2
-            .run(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
-            .await
-            .and_then(MsmOutput::sum)?;
-        timings.msm_b_g2 = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let sums = self
-            .g1
-            .run(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
-            .await
-            .map(MsmOutput::into_sums)?;
-        let [a, b1, l] = split_a_b_l::<E>(sums)?;
-        timings.msm_a_b_l = t.elapsed().as_secs_f64();
-        Ok(Sums {
-            a,
-            b1,
-            b2,
-            l,
-            h: h_acc,
-        })
+        // Both halves use the G1 pipelines: build them first, once.
+        self.g1.build_pipelines().await?;
+        let quotient = async {
+            let t = Instant::now();
+            let mut parts = WitnessMapTimings::default();
+            let h =
+                witness_map_rows_timed(&self.ntt, rows, pk.num_inputs, full, &mut parts).await?;
+            let wm = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let h_acc = self
+                .g1
+                .run(MsmRequest::new(&pk.h, &h).config(cfg))
+                .await
+                .and_then(MsmOutput::sum)?;
+            Ok::<_, ProveError>((h_acc, wm, parts, t.elapsed().as_secs_f64()))
+        };
+        let others = async {
+            let t = Instant::now();
+            let assignment = PreparedScalars::new(&full[1..]);
+            let b2 = self
+                .g2
+                .run(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
+                .await
+                .and_then(MsmOutput::sum)?;
+            let tb2 = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let sums = self
+                .g1
+                .run(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
+                .await
+                .map(MsmOutput::into_sums)?;
+            let [a, b1, l] = split_a_b_l::<E>(sums)?;
+            Ok::<_, ProveError>(((a, b1, b2, l), (t.elapsed().as_secs_f64(), tb2)))
+        };
+        // B in G2 first, as on two threads: the longest MSM is on the GPU while the witness
+        // map's sparse products run on the CPU.
+        let (others, quotient) = futures_util::future::join(others, quotient).await;
+        let ((a, b1, b2, l), (tabl, tb2)) = others?;
+        let (h, wm, wm_parts, th) = quotient?;
+        timings.witness_map = wm;
+        timings.witness_map_parts = wm_parts;
+        timings.msm_h = th;
+        timings.msm_a_b_l = tabl;
+        timings.msm_b_g2 = tb2;
+        Ok(Sums { a, b1, b2, l, h })
     }
 
     /// The witness map and MSM H on one host thread, the other MSMs on this one.

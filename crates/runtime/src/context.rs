@@ -182,6 +182,10 @@ pub struct ContextState {
     /// wgpu's pipeline cache and its file, where asked for and supported.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) pipeline_cache: Option<crate::pipeline_cache::PersistentCache>,
+    /// Readbacks poll the device and yield instead of blocking in it
+    /// ([`GpuContext::set_yielding_waits`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) yielding_waits: std::sync::atomic::AtomicBool,
 }
 
 /// Orders adapter types by preference: discrete first, software last.
@@ -311,8 +315,22 @@ impl GpuContext {
             upload_pool: Arc::default(),
             #[cfg(not(target_arch = "wasm32"))]
             pipeline_cache,
+            #[cfg(not(target_arch = "wasm32"))]
+            yielding_waits: std::sync::atomic::AtomicBool::new(false),
         });
         Ok(Self(state))
+    }
+
+    /// Natively, makes readbacks wait as a browser does: poll the device without blocking and
+    /// yield to the other futures of this thread until the data is there, instead of blocking
+    /// the thread in the driver. Futures joined on one thread (the single-threaded prover,
+    /// [`crate::BlockOn`]) then overlap one's host work with another's GPU work, as they do
+    /// on a page; the waiting thread spins meanwhile. Off by default. No effect on wasm32,
+    /// where waits always yield to the page's event loop.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn set_yielding_waits(&self, on: bool) {
+        self.yielding_waits
+            .store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Writes the pipeline cache to its directory ([`ContextOptions::pipeline_cache_dir`]):

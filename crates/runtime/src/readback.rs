@@ -179,19 +179,8 @@ impl GpuContext {
             receivers.push(rx);
         }
         let t_wait = Instant::now();
-        self.wait_for(index)?;
+        self.mapped(index, receivers, label).await?;
         let waited = t_wait.elapsed().as_secs_f64();
-        for rx in receivers {
-            rx.await
-                .map_err(|_| GpuError::Readback {
-                    label: label.into(),
-                    message: "map callback dropped".into(),
-                })?
-                .map_err(|e| GpuError::Readback {
-                    label: label.into(),
-                    message: e.to_string(),
-                })?;
-        }
         let mut views = Vec::with_capacity(stagings.len());
         for (staging, len, _) in &stagings {
             let view = staging
@@ -240,5 +229,76 @@ impl GpuContext {
             }
         }
         Ok(result)
+    }
+
+    /// Waits until every staging buffer of a readback is mapped: natively by blocking in the
+    /// driver until submission `index` is done, or, with
+    /// [`GpuContext::set_yielding_waits`], by polling without blocking and yielding to this
+    /// thread's other futures between polls; on wasm32 the page's event loop maps them.
+    async fn mapped(
+        &self,
+        index: wgpu::SubmissionIndex,
+        receivers: Vec<MapReceiver>,
+        label: &str,
+    ) -> Result<()> {
+        let dropped = || GpuError::Readback {
+            label: label.into(),
+            message: "map callback dropped".into(),
+        };
+        let failed = |e: wgpu::BufferAsyncError| GpuError::Readback {
+            label: label.into(),
+            message: e.to_string(),
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        if self
+            .yielding_waits
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            for mut rx in receivers {
+                loop {
+                    match rx.try_recv() {
+                        Ok(Some(r)) => break r.map_err(failed)?,
+                        Ok(None) => {
+                            self.device
+                                .poll(wgpu::PollType::Poll)
+                                .map_err(|e| GpuError::Poll(e.to_string()))?;
+                            YieldNow(false).await;
+                        }
+                        Err(_) => return Err(dropped()),
+                    }
+                }
+            }
+            return self.check_device();
+        }
+        self.wait_for(index)?;
+        for rx in receivers {
+            rx.await.map_err(|_| dropped())?.map_err(failed)?;
+        }
+        Ok(())
+    }
+}
+
+/// The receiving end of a staging buffer's map callback.
+type MapReceiver =
+    futures_channel::oneshot::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>;
+
+/// Pending once (waking itself at once), then ready: lets the other futures of a joined
+/// group run between two polls of the device.
+#[cfg(not(target_arch = "wasm32"))]
+struct YieldNow(bool);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl std::future::Future for YieldNow {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
     }
 }
