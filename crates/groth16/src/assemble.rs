@@ -1,5 +1,5 @@
 //! One proof's GPU work: the witness map and the five MSMs (natively on two host threads
-//! sharing the GPU queue; awaited in turn on one thread, as in a browser), then the proof's
+//! sharing the GPU queue; two joined futures on one thread, as in a browser), then the proof's
 //! few group operations on the CPU.
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -43,8 +43,8 @@ fn split_a_b_l<E: GpuPairing>(sums: Vec<E::G1>) -> Result<[E::G1; 3], ProveError
 impl<E: GpuPairing> GpuProver<E> {
     /// The witness map and the five MSMs, then the proof's few group operations on the CPU:
     /// natively with `overlap` (the prover's default), on two host threads sharing the GPU queue, so
-    /// one thread's host work overlaps the other's GPU work; else awaited in turn on this
-    /// thread (the only way in a browser).
+    /// one thread's host work overlaps the other's GPU work; else as two futures joined on
+    /// this thread (the only way in a browser).
     pub(crate) async fn assemble(
         &self,
         pk: &PreparedProvingKey<E>,

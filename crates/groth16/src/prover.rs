@@ -287,8 +287,8 @@ impl<E: GpuPairing> GpuProver<E> {
         Ok((proof, timings))
     }
 
-    /// [`GpuProver::prove_witness`] on this thread, each GPU step awaited in turn (no other
-    /// thread and no blocking wait: the way in a browser).
+    /// [`GpuProver::prove_witness`] on this thread, its GPU steps awaited (no other thread
+    /// and no blocking wait: the way in a browser).
     pub async fn prove_witness_async(
         &self,
         pk: &PreparedProvingKey<E>,
@@ -324,9 +324,10 @@ impl<E: GpuPairing> GpuProver<E> {
     }
 
     /// The proof of `circuit` for the given `r` and `s` on this thread: synthesis, then the
-    /// witness map and the five MSMs awaited in turn, then the self-check. No other thread and
-    /// no blocking wait, so it runs in a browser on the page's WebGPU device; natively it is
-    /// the single-threaded path (the same proof as [`GpuProver::prove_with_randomness`]).
+    /// witness map and the five MSMs awaited (two joined futures), then the self-check. No
+    /// other thread and no blocking wait, so it runs in a browser on the page's WebGPU
+    /// device; natively it is the single-threaded path (the same proof as
+    /// [`GpuProver::prove_with_randomness`]).
     pub async fn prove_async<C>(
         &self,
         pk: &PreparedProvingKey<E>,
@@ -352,7 +353,7 @@ impl<E: GpuPairing> GpuProver<E> {
 
     /// [`GpuProver::prove_synthesized`] up to its self-check, which [`GpuProver::finish`]
     /// does (a proving stream runs it beside the next proof); `overlap`: on two host threads
-    /// (native only), else awaited in turn.
+    /// (native only), else as two futures joined on this thread.
     pub(crate) async fn prove_unchecked(
         &self,
         pk: &PreparedProvingKey<E>,
