@@ -24,15 +24,21 @@ type Job<C> = (usize, C, bool);
 type Synthesis<F> = (Result<Synth<F>, ProveError>, f64);
 /// A synthesis done: its place, the result, and its seconds.
 type Done<F> = (usize, Synthesis<F>);
+/// A circuit ready to prove: its synthesis, the synthesis's seconds, `r` and `s`.
+type Job2<F> = (Result<Synth<F>, ProveError>, f64, F, F);
 
 /// Proofs of a sequence of circuits against one [`PreparedProvingKey`], in order
 /// ([`GpuProver::prove_stream`]). An iterator of `Result<Proof<E>, ProveError>`: a circuit
 /// that fails (unsatisfied, of another key, its synthesis panicked) gives its error in its
 /// place, and the stream goes on with the next.
 ///
-/// While the GPU proves circuit `k`, worker threads synthesize circuits `k + 1 ..` (at most
-/// [`GpuProver::with_stream_workers`] ahead), and proof `k - 1` is verified (the self-check
-/// of [`GpuProver::with_verification`]) on another thread; proof `k - 1` is returned then.
+/// Once the key holds its matrices, circuits are proved two at a time, on their own host
+/// threads sharing the GPU queue, so that one proof's host work and its start and end (scalar
+/// conversion, readbacks, the proof's assembly) run while the other's GPU work does. While
+/// the GPU proves circuits `k` and `k + 1`, worker threads synthesize the circuits after them
+/// (at most [`GpuProver::with_stream_workers`] ahead), and proofs `k - 2` and `k - 1` are
+/// verified (the self-check of [`GpuProver::with_verification`]) on another thread; they are
+/// returned then.
 /// `r` and `s` are drawn from the stream's generator in order, so a seeded generator gives
 /// the proofs ark-groth16 gives for the same circuits one after the other. Dropping the
 /// stream stops the workers after their current synthesis.
@@ -53,9 +59,9 @@ where
     workers: Vec<JoinHandle<()>>,
     /// Results ready to return, in order.
     out: VecDeque<(Result<Proof<E>, ProveError>, ProofTimings)>,
-    /// The last proof made (after everything in `out`), its self-check not yet run, and its
-    /// synthesis's seconds.
-    pending: Option<(Unchecked<E>, f64)>,
+    /// The last proofs made or failed (after everything in `out`, in order), their
+    /// self-checks not yet run, and their syntheses' seconds.
+    pending: Vec<(Result<Unchecked<E>, ProveError>, f64)>,
     last: Option<ProofTimings>,
 }
 
@@ -110,7 +116,7 @@ impl<E: GpuPairing> GpuProver<E> {
             lookahead: workers.len().max(1),
             workers,
             out: VecDeque::new(),
-            pending: None,
+            pending: Vec::new(),
             last: None,
         }
     }
@@ -183,15 +189,7 @@ where
 
     /// The next circuit's synthesis (waited for) with its `r` and `s`, drawn in order; None
     /// when every circuit is taken. Workers get the circuits after it first.
-    #[allow(clippy::type_complexity)]
-    fn take_job(
-        &mut self,
-    ) -> Option<(
-        Result<Synth<E::ScalarField>, ProveError>,
-        f64,
-        E::ScalarField,
-        E::ScalarField,
-    )> {
+    fn take_job(&mut self) -> Option<Job2<E::ScalarField>> {
         self.top_up();
         if self.next == self.sent {
             return None;
@@ -238,13 +236,20 @@ where
                 self.last = Some(timings);
                 return Some(result);
             }
-            let job = self.take_job();
-            let pending = self.pending.take();
-            if job.is_none() && pending.is_none() {
+            // Two circuits at a time once the key knows its matrices (before, the first proof
+            // teaches them and is checked before the next one starts).
+            let mut jobs: Vec<_> = self.take_job().into_iter().collect();
+            if self.pk.matrices().is_some() && !jobs.is_empty() {
+                jobs.extend(self.take_job());
+            }
+            let pending = std::mem::take(&mut self.pending);
+            if jobs.is_empty() && pending.is_empty() {
                 return None;
             }
             let (prover, pk) = (self.prover, self.pk);
-            let finish = |(u, secs): (Unchecked<E>, f64)| match prover.finish(pk, u) {
+            let finish = |(u, secs): (Result<Unchecked<E>, ProveError>, f64)| match u
+                .and_then(|u| prover.finish(pk, u))
+            {
                 Ok((proof, mut t)) => {
                     t.synthesis = secs;
                     t.total = t.prove + t.verify;
@@ -252,35 +257,51 @@ where
                 }
                 Err(e) => (Err(e), ProofTimings::default()),
             };
-            // The next proof's GPU work on this thread, the last one's self-check beside it.
+            let prove = |(syn, secs, r, s): Job2<E::ScalarField>| {
+                let u = syn.and_then(|syn| {
+                    prover
+                        .prove_unchecked(pk, syn, None, (r, s), prover.overlap)
+                        .block_on()
+                });
+                (u, secs)
+            };
+            // The next proofs' GPU work on this thread and one beside it, the last ones'
+            // self-checks on a third.
             let (checked, proved) = std::thread::scope(|scope| {
-                let check = pending.map(|p| scope.spawn(move || finish(p)));
-                let proved = job.map(|(syn, secs, r, s)| {
-                    let u = syn.and_then(|syn| {
-                        prover
-                            .prove_unchecked(pk, syn, None, (r, s), prover.overlap)
-                            .block_on()
-                    });
-                    (u, secs)
+                let check = (!pending.is_empty()).then(|| {
+                    scope.spawn(move || pending.into_iter().map(finish).collect::<Vec<_>>())
                 });
-                let checked = check.map(|h| match h.join() {
-                    Ok(done) => done,
-                    Err(p) => std::panic::resume_unwind(p),
-                });
-                (checked, proved)
+                let mut jobs = jobs.into_iter();
+                let first = jobs.next();
+                let second = jobs.next().map(|job| scope.spawn(move || prove(job)));
+                let mut proved: Vec<_> = first.map(prove).into_iter().collect();
+                proved.extend(second.map(joined));
+                (check.map(joined).unwrap_or_default(), proved)
             });
-            if proved.is_some() {
+            if !proved.is_empty() {
                 tracing::debug!(circuit = self.next - 1, "proved");
             }
             self.out.extend(checked);
-            match proved {
-                None => {}
-                Some((Err(e), _)) => self.out.push_back((Err(e), ProofTimings::default())),
-                // A proof that teaches the key its matrices is checked before the next one.
-                Some((Ok(u), secs)) if u.learned.is_some() => self.out.push_back(finish((u, secs))),
-                Some((Ok(u), secs)) => self.pending = Some((u, secs)),
+            for (u, secs) in proved {
+                // A proof that teaches the key its matrices is checked (after those before it)
+                // before the next one starts; the others beside the next proofs.
+                if u.as_ref().is_ok_and(|u| u.learned.is_some()) {
+                    let done = self.pending.drain(..).map(finish).collect::<Vec<_>>();
+                    self.out.extend(done);
+                    self.out.push_back(finish((u, secs)));
+                } else {
+                    self.pending.push((u, secs));
+                }
             }
         }
+    }
+}
+
+/// A scoped thread's result; its panic (a bug of ours) passed on.
+fn joined<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    match h.join() {
+        Ok(done) => done,
+        Err(p) => std::panic::resume_unwind(p),
     }
 }
 
