@@ -7,6 +7,9 @@ use ark_ec::AffineRepr;
 use ark_ff::{BigInteger, BigInteger256, PrimeField, Zero};
 use num_bigint::BigUint;
 
+use crate::binfile::Reader;
+use crate::error::CircomError;
+
 /// Bytes of one element of either BN254 field.
 pub(crate) const N8: usize = 32;
 /// Bytes of a G1 point (`x`, `y`).
@@ -43,6 +46,24 @@ fn montgomery(bytes: &[u8]) -> Option<Fq> {
 /// A canonical element (witness values, public signals).
 pub(crate) fn canonical<F: PrimeField<BigInt = BigInteger256>>(bytes: &[u8]) -> Option<F> {
     F::from_bigint(bigint(bytes))
+}
+
+/// Reads a header's field (its byte size, then its prime) and checks it is BN254's `F`; else
+/// [`CircomError::Unsupported`] for `file`, saying `what(byte size)`.
+pub(crate) fn check_field<F: PrimeField<BigInt = BigInteger256>>(
+    r: &mut Reader<'_>,
+    file: &'static str,
+    what: impl FnOnce(usize) -> String,
+) -> Result<(), CircomError> {
+    let n8 = r.usize()?;
+    let prime = r.take(n8)?;
+    if n8 != N8 || bigint(prime) != F::MODULUS {
+        return Err(CircomError::Unsupported {
+            file,
+            what: what(n8),
+        });
+    }
+    Ok(())
 }
 
 /// A matrix coefficient of a `.zkey`, stored as `x R^2 mod r`.

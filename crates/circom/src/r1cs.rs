@@ -8,7 +8,6 @@
 //! canonical); 3 the wires' labels (not read).
 
 use ark_bn254::{Bn254, Fr};
-use ark_ff::PrimeField;
 use ark_groth16::Groth16;
 use ark_relations::gr1cs::{
     ConstraintSynthesizer, ConstraintSystemRef, LinearCombination, Matrix, SynthesisError, Variable,
@@ -17,7 +16,7 @@ use ark_std::rand::Rng;
 
 use crate::binfile::{BinFile, Reader};
 use crate::error::CircomError;
-use crate::field::{N8, bigint, canonical};
+use crate::field::{N8, canonical, check_field};
 use crate::reduction::CircomReduction;
 use crate::zkey::CircomKey;
 
@@ -47,14 +46,9 @@ impl CircomR1cs {
 pub fn read_r1cs(bytes: &[u8]) -> Result<CircomR1cs, CircomError> {
     let file = BinFile::parse(bytes, b"r1cs", &[1], FILE)?;
     let mut h = file.section(1)?;
-    let n8 = h.usize()?;
-    let prime = h.take(n8)?;
-    if n8 != N8 || bigint(prime) != Fr::MODULUS {
-        return Err(CircomError::Unsupported {
-            file: FILE,
-            what: format!("a circuit over another field (a {n8}-byte prime, not BN254's)"),
-        });
-    }
+    check_field::<Fr>(&mut h, FILE, |n8| {
+        format!("a circuit over another field (a {n8}-byte prime, not BN254's)")
+    })?;
     let (wires, outputs, inputs) = (h.usize()?, h.usize()?, h.usize()?);
     let _private = h.usize()?;
     h.take(8)?; // labels
@@ -140,12 +134,10 @@ pub fn setup(r1cs: &CircomR1cs, rng: &mut impl Rng) -> Result<CircomKey, CircomE
     )
     .map_err(|e| CircomError::Prove(zkgpu_groth16::ProveError::Synthesis(e)))?;
     let [a, b, _] = r1cs.matrices.clone();
-    let domain_size = pk.h_query.len();
     Ok(CircomKey {
         proving_key: pk,
         ab: [a, b],
         num_public: r1cs.num_public,
         num_variables: r1cs.num_wires,
-        domain_size,
     })
 }

@@ -6,7 +6,7 @@ use ark_ff::PrimeField;
 
 use crate::binfile::BinFile;
 use crate::error::CircomError;
-use crate::field::{N8, bigint, canonical, le_bytes};
+use crate::field::{N8, canonical, check_field, le_bytes};
 
 const FILE: &str = ".wtns";
 
@@ -15,16 +15,9 @@ const FILE: &str = ".wtns";
 pub fn read_wtns(bytes: &[u8]) -> Result<Vec<Fr>, CircomError> {
     let file = BinFile::parse(bytes, b"wtns", &[2], FILE)?;
     let mut h = file.section(1)?;
-    let n8 = h.usize()?;
-    let prime = h.take(n8)?;
-    if n8 != N8 || bigint(prime) != Fr::MODULUS {
-        return Err(CircomError::Unsupported {
-            file: FILE,
-            what: format!(
-                "a witness over another field (a {n8}-byte prime, not BN254's scalar field)"
-            ),
-        });
-    }
+    check_field::<Fr>(&mut h, FILE, |n8| {
+        format!("a witness over another field (a {n8}-byte prime, not BN254's scalar field)")
+    })?;
     let count = h.usize()?;
     let data = file.section(2)?.rest_exactly(count, N8)?;
     data.chunks_exact(N8)

@@ -8,14 +8,13 @@
 //! ceremony's contributions (not read).
 
 use ark_bn254::{Bn254, Fq, Fr, G1Affine, G2Affine};
-use ark_ff::PrimeField;
 use ark_groth16::{ProvingKey, VerifyingKey};
 use ark_relations::gr1cs::Matrix;
 use zkgpu_groth16::R1csMatrices;
 
 use crate::binfile::{BinFile, Reader};
 use crate::error::CircomError;
-use crate::field::{G1_BYTES, G2_BYTES, N8, bigint, g1, g2, zkey_coefficient};
+use crate::field::{G1_BYTES, G2_BYTES, N8, check_field, g1, g2, zkey_coefficient};
 
 const FILE: &str = ".zkey";
 
@@ -32,11 +31,15 @@ pub struct CircomKey {
     pub num_public: usize,
     /// Signals, the constant one included.
     pub num_variables: usize,
-    /// The domain's size.
-    pub domain_size: usize,
 }
 
 impl CircomKey {
+    /// The domain's size: the H query's length (circom's reduction has one point per domain
+    /// element; the reader checks it against the header).
+    pub fn domain_size(&self) -> usize {
+        self.proving_key.h_query.len()
+    }
+
     /// Constraints of the circuit.
     pub fn num_constraints(&self) -> usize {
         self.ab[0].len()
@@ -114,7 +117,6 @@ pub fn read_zkey(bytes: &[u8]) -> Result<CircomKey, CircomError> {
         ab: [a, b],
         num_public: public,
         num_variables: vars,
-        domain_size: n,
     })
 }
 
@@ -134,8 +136,14 @@ struct Header {
 
 impl Header {
     fn read(r: &mut Reader<'_>) -> Result<Self, CircomError> {
-        check_prime::<Fq>(r, "base")?;
-        check_prime::<Fr>(r, "scalar")?;
+        let other = |which: &str, n8: usize| {
+            format!(
+                "a key over another curve (its {which} field has a {n8}-byte prime, not \
+                 BN254's); only BN254 (snarkjs' bn128) is supported"
+            )
+        };
+        check_field::<Fq>(r, FILE, |n8| other("base", n8))?;
+        check_field::<Fr>(r, FILE, |n8| other("scalar", n8))?;
         let (num_variables, num_public, domain_size) = (r.usize()?, r.usize()?, r.usize()?);
         if num_public + 1 > num_variables || !domain_size.is_power_of_two() {
             return Err(r.error(format!(
@@ -170,26 +178,6 @@ impl Header {
             delta_g2,
         })
     }
-}
-
-/// A field's byte size and prime, which must be BN254's.
-fn check_prime<F: PrimeField<BigInt = ark_ff::BigInteger256>>(
-    r: &mut Reader<'_>,
-    which: &str,
-) -> Result<(), CircomError> {
-    let n8 = r.usize()?;
-    let prime = r.take(n8)?;
-    if n8 != N8 || bigint(prime) != F::MODULUS {
-        return Err(CircomError::Unsupported {
-            file: FILE,
-            what: format!(
-                "a key over another curve (its {which} field has a {}-byte prime, not BN254's); \
-                 only BN254 (snarkjs' bn128) is supported",
-                n8
-            ),
-        });
-    }
-    Ok(())
 }
 
 /// One point of `bytes` bytes decoded by `decode`; `index` names it in the error.

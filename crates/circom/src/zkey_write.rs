@@ -67,7 +67,7 @@ pub fn write_zkey(key: &CircomKey) -> Vec<u8> {
         h.extend_from_slice(&(N8 as u32).to_le_bytes());
         limbs(&mut h, &m);
     }
-    for n in [key.num_variables, key.num_public, key.domain_size] {
+    for n in [key.num_variables, key.num_public, key.domain_size()] {
         h.extend_from_slice(&(n as u32).to_le_bytes());
     }
     g1(&mut h, &pk.vk.alpha_g1);

@@ -44,7 +44,7 @@ fn gpu_witness_map_equals_circoms_reduction_on_the_cpu() {
             &w,
         )
         .unwrap();
-        assert_eq!(gpu.len(), key.domain_size, "{name}");
+        assert_eq!(gpu.len(), key.domain_size(), "{name}");
         assert_eq!(gpu, cpu, "{name}");
         assert!(
             gpu.iter().any(|x| !x.is_zero()),

@@ -24,10 +24,10 @@ fn keys_and_witnesses_read_as_snarkjs_wrote_them() {
         assert_eq!(key.num_public, public, "{name}");
         assert_eq!(key.num_constraints(), constraints, "{name}");
         assert_eq!(
-            key.domain_size,
+            key.domain_size(),
             (constraints + public + 1).next_power_of_two()
         );
-        assert_eq!(key.proving_key.h_query.len(), key.domain_size);
+        assert_eq!(key.proving_key.h_query.len(), key.domain_size());
         // The verifying key inside the .zkey is the one snarkjs exported to JSON.
         let vk = read_verifying_key_json(&text(&format!("{name}_vkey.json"))).unwrap();
         assert_eq!(key.proving_key.vk, vk, "{name}");

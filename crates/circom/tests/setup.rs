@@ -37,7 +37,7 @@ fn keys_from_the_r1cs_prove_verify_and_round_trip() {
     for (name, ..) in CIRCUITS {
         let r1cs = read_r1cs(&fixture(&format!("{name}.r1cs"))).unwrap();
         let key = setup(&r1cs, &mut rng).unwrap();
-        assert_eq!(key.domain_size, key.proving_key.h_query.len());
+        assert_eq!(key.domain_size(), key.proving_key.h_query.len());
         let w = read_wtns(&fixture(&format!("{name}.wtns"))).unwrap();
         let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
         let proof = reference_proof(&key, &w, r, s).unwrap();

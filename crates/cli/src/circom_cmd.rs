@@ -371,7 +371,10 @@ pub fn setup(args: &SetupArgs) -> Result<(), BoxError> {
         rayon::current_num_threads()
     ));
     let key = zkgpu_circom::setup(&r1cs, &mut rng)?;
-    step.done(&format!("(domain 2^{})", key.domain_size.trailing_zeros()));
+    step.done(&format!(
+        "(domain 2^{})",
+        key.domain_size().trailing_zeros()
+    ));
     let step = Step::new(format!("writing {}", args.zkey.display()));
     let bytes = zkgpu_circom::write_zkey(&key);
     let len = bytes.len();
