@@ -283,6 +283,17 @@ pub fn weierstrass_a0<F: Field>(degree: u8, k: u32) -> Program<F> {
     emit_xyzz_dbl(&mut e, [x1, y1, zz1, zzz1], &t);
     e.asm.halt();
 
+    // Affine pair sums with a shared inversion (Montgomery's trick; docs/msm.md): P in slots
+    // 4-5, Q in slots 6-7, the running product or inverse in slot 0, the previous prefix in
+    // slot 1. Before the long inversions, so that their jumps stay short.
+    emit_pair_sums(&mut e, &t);
+
+    // Slot 0 = slot 0^-1 (0 for 0): one inversion for a batch of pair sums.
+    e.asm.entry("invert");
+    e.inverse(t[0], x1, t[1]);
+    e.copy(x1, t[0]);
+    e.asm.halt();
+
     // To affine, into slots 4-5: x = X / ZZ = X ZZZ / (ZZ ZZZ), y = Y / ZZZ = Y ZZ / (ZZ ZZZ),
     // one inversion (Fermat; 0 for 0, so the identity, ZZ = ZZZ = 0, gives arkworks' (0, 0)).
     // 5M + I. Last in the program: it has no jumps, and the inversion is long.
@@ -295,6 +306,121 @@ pub fn weierstrass_a0<F: Field>(degree: u8, k: u32) -> Program<F> {
     e.mul(y2, t[3], t[1]);
     e.asm.halt();
     e.asm.finish()
+}
+
+/// The cases of an affine sum `P + Q` (slots 4-5 and 6-7), each a label to jump to with its
+/// denominator in `d`: `general` (`d = x2 - x1`), `double` (`P = Q`, `y != 0`: `d = 2 y1`),
+/// `p_zero` (P is the identity `(0, 0)`), `q_zero` (Q is) and `none` (`P = -Q`, or `P = Q` of
+/// order 2: the sum is the identity); the last three with `d = 1`.
+struct PairCases {
+    general: Label,
+    double: Label,
+    p_zero: Label,
+    q_zero: Label,
+    none: Label,
+}
+
+/// Classifies `P + Q` into `cases`, leaving the denominator in `d` (`t` scratch).
+fn emit_pair_cases<F: Field>(e: &mut ElAsm<F>, d: El, cases: &PairCases) {
+    let (x1, y1, x2, y2) = (e.slot(4), e.slot(5), e.slot(6), e.slot(7));
+    let (p_not_zero, q_not_zero, not_double) = (e.asm.label(), e.asm.label(), e.asm.label());
+    e.one(d);
+    e.jnz(y1, p_not_zero);
+    e.jz(x1, cases.p_zero);
+    e.asm.place(p_not_zero);
+    e.jnz(y2, q_not_zero);
+    e.jz(x2, cases.q_zero);
+    e.asm.place(q_not_zero);
+    e.sub(d, x2, x1);
+    e.jnz(d, cases.general);
+    e.sub(d, y2, y1);
+    e.jnz(d, not_double);
+    e.one(d);
+    e.jz(y1, cases.none);
+    e.dbl(d, y1);
+    e.asm.jmp(cases.double);
+    e.asm.place(not_double);
+    e.one(d);
+    e.asm.jmp(cases.none);
+}
+
+/// `pair_den`: slot 0 *= the denominator of `P + Q` (1 for the cases without a division).
+/// `pair_add`: with slot 0 the inverse of the prefix product through this pair and slot 1
+/// the prefix before it, `P + Q` into slots 4-5 (affine; the identity as `(0, 0)`), and slot
+/// 0 the inverse of the prefix before it. About 6 multiplications a sum with the trick.
+fn emit_pair_sums<F: Field>(e: &mut ElAsm<F>, t: &[El]) {
+    let (acc, pre) = (e.slot(0), e.slot(1));
+    let (x1, y1, x2, y2) = (e.slot(4), e.slot(5), e.slot(6), e.slot(7));
+    let (d, inv, lambda, u) = (t[0], t[1], t[2], t[3]);
+
+    e.asm.entry("pair_den");
+    let (mul, end) = (e.asm.label(), e.asm.label());
+    let cases = PairCases {
+        general: mul,
+        double: mul,
+        p_zero: mul,
+        q_zero: mul,
+        none: mul,
+    };
+    emit_pair_cases(e, d, &cases);
+    e.asm.place(mul);
+    e.mul(acc, acc, d);
+    e.asm.place(end);
+    e.asm.halt();
+
+    e.asm.entry("pair_add");
+    let cases = PairCases {
+        general: e.asm.label(),
+        double: e.asm.label(),
+        p_zero: e.asm.label(),
+        q_zero: e.asm.label(),
+        none: e.asm.label(),
+    };
+    emit_pair_cases(e, d, &cases);
+    // Each case: 1/d = acc pre, acc = acc d (the inverse of the prefix before), then the sum.
+    let step_back = |e: &mut ElAsm<F>| {
+        e.mul(inv, acc, pre);
+        e.mul(acc, acc, d);
+    };
+    e.asm.place(cases.general);
+    step_back(e);
+    e.sub(lambda, y2, y1);
+    e.mul(lambda, lambda, inv); // (y2 - y1) / (x2 - x1)
+    e.sqr(u, lambda);
+    e.sub(u, u, x1);
+    e.sub(u, u, x2); // x3 = lambda^2 - x1 - x2
+    e.sub(x1, x1, u);
+    e.mul(x1, lambda, x1);
+    e.sub(y1, x1, y1); // y3 = lambda (x1 - x3) - y1
+    e.copy(x1, u);
+    e.asm.halt();
+    e.asm.place(cases.double);
+    step_back(e);
+    e.sqr(lambda, x1);
+    e.dbl(u, lambda);
+    e.add(lambda, lambda, u);
+    e.mul(lambda, lambda, inv); // 3 x1^2 / 2 y1
+    e.sqr(u, lambda);
+    e.sub(u, u, x1);
+    e.sub(u, u, x1); // x3 = lambda^2 - 2 x1
+    e.sub(x1, x1, u);
+    e.mul(x1, lambda, x1);
+    e.sub(y1, x1, y1);
+    e.copy(x1, u);
+    e.asm.halt();
+    e.asm.place(cases.p_zero);
+    step_back(e);
+    e.copy(x1, x2);
+    e.copy(y1, y2);
+    e.asm.halt();
+    e.asm.place(cases.q_zero);
+    step_back(e);
+    e.asm.halt();
+    e.asm.place(cases.none);
+    step_back(e);
+    e.zero(x1);
+    e.zero(y1);
+    e.asm.halt();
 }
 
 /// XYZZ + affine, in place into `p1` (madd-2008-s: 8M + 2S; mdbl-2008-s-1 when the points

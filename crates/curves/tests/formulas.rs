@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup, PrimeGroup};
-use ark_ff::{UniformRand, Zero};
+use ark_ff::{One, UniformRand, Zero};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_curves::{
     Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Bn254G1, Bn254G2, EdOnBls12_377, GpuCurve,
@@ -189,4 +189,75 @@ fn register_files_fit_the_shader_modules() {
     fits::<EdOnBls12_377>();
     fits::<Bn254G1>();
     fits::<Bn254G2>();
+}
+
+/// The batch-affine pair sums (`pair_den` forward over a batch, one `invert`, `pair_add`
+/// backward), run on the CPU: every sum equal to arkworks', with every special case in one
+/// batch (either point the identity, both, `P + P`, `P + (-P)`, equal pairs twice), and
+/// `extra` pairs.
+fn check_pair_sums<C: GpuCurve>(seed: u64, extra: &[(C::Affine, C::Affine)]) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let prog = C::program();
+    let d = C::DEGREE;
+    let o = C::Affine::zero();
+    let p = C::Projective::rand(&mut rng).into_affine();
+    let q = C::Projective::rand(&mut rng).into_affine();
+    let neg = (-p.into_group()).into_affine();
+    let mut pairs = vec![(p, q), (o, q), (p, o), (o, o), (p, p), (p, neg), (q, q), (neg, p)];
+    for _ in 0..6 {
+        let a = C::Projective::rand(&mut rng).into_affine();
+        let b = C::Projective::rand(&mut rng).into_affine();
+        pairs.push((a, b));
+    }
+    pairs.splice(3..3, extra.iter().copied());
+    let zero = <C::Base as Zero>::zero();
+    let mut regs = vec![zero; prog.n_regs as usize];
+    let load = |regs: &mut Vec<C::Base>, (a, b): (C::Affine, C::Affine)| {
+        let mut r = Vec::new();
+        C::affine_regs(&a, &mut r);
+        C::affine_regs(&b, &mut r);
+        regs[4 * d..8 * d].copy_from_slice(&r);
+    };
+    // Forward: slot 0 the running product, stored after each pair (the prefixes).
+    regs[0] = <C::Base as One>::one();
+    let mut prefixes = Vec::new();
+    for &pair in &pairs {
+        load(&mut regs, pair);
+        prog.run_cpu("pair_den", &mut regs).unwrap();
+        prefixes.push(regs[..d].to_vec());
+    }
+    prog.run_cpu("invert", &mut regs).unwrap();
+    // Backward: slot 1 the prefix before the pair (one for the first).
+    for (i, &pair) in pairs.iter().enumerate().rev() {
+        load(&mut regs, pair);
+        let before = match i {
+            0 => {
+                let mut one = vec![zero; d];
+                one[0] = <C::Base as One>::one();
+                one
+            }
+            _ => prefixes[i - 1].clone(),
+        };
+        regs[d..2 * d].copy_from_slice(&before);
+        prog.run_cpu("pair_add", &mut regs).unwrap();
+        let mut want = Vec::new();
+        C::affine_regs(&(pair.0 + pair.1).into_affine(), &mut want);
+        assert_eq!(regs[4 * d..6 * d], want[..], "{} pair {i}", C::ID);
+    }
+    // Slot 0 walked back to the inverse of the empty product.
+    assert!(regs[0] == <C::Base as One>::one(), "{}", C::ID);
+}
+
+#[test]
+fn pair_sums_match_arkworks() {
+    check_pair_sums::<Bls12_381G1>(11, &[]);
+    check_pair_sums::<Bls12_381G2>(12, &[]);
+    // BLS12-377 G1 (y^2 = x^3 + 1) has the point (-1, 0) of order 2, off the subgroup: its
+    // doubling has no denominator; it sums to the identity with itself.
+    let t = ark_bls12_377::G1Affine::new_unchecked(-ark_bls12_377::Fq::one(), Zero::zero());
+    let g = ark_bls12_377::G1Affine::generator();
+    check_pair_sums::<Bls12_377G1>(13, &[(t, t), (t, g), (g, t)]);
+    check_pair_sums::<Bls12_377G2>(14, &[]);
+    check_pair_sums::<Bn254G1>(15, &[]);
+    check_pair_sums::<Bn254G2>(16, &[]);
 }
