@@ -32,6 +32,16 @@ struct AccumulateParams {
     stride: u32,
     group: u32,
     level_mode: u32,
+    // Batch-affine pair sums (msm_pair_sums): 1 when the accumulation reads each chunk's
+    // pair sums in order from `bases` (bound to them) instead of its entries; chunks per
+    // pair-sum invocation; the program's pair entry points.
+    direct: u32,
+    pair_chunks: u32,
+    entry_pair_start: u32,
+    entry_pair_den: u32,
+    entry_invert: u32,
+    entry_pair_add: u32,
+    entry_pair_first: u32,
 }
 
 // Set by the pipeline (the Rust caller's one WORKGROUP_SIZE), which also sizes the grid.
@@ -106,14 +116,22 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let ci = chunk_order[2u * j + 1u];
     let pos = chunk_offsets[slot] + ci;
     vm_consts = ap.consts;
-    let first = offsets[slot] + ci * ap.chunk;
-    let size = min(ap.chunk, sizes[slot] - ci * ap.chunk);
+    var first = offsets[slot] + ci * ap.chunk;
+    var size = min(ap.chunk, sizes[slot] - ci * ap.chunk);
+    // Pair sums (msm_pair_sums): the chunk's ceil(size / 2) affine sums, in order.
+    if (ap.direct != 0u) {
+        first = pair_out(slot, ci);
+        size = (size + 1u) / 2u;
+    }
     // Step 0 sets the identity; step k > 0 adds entry k - 1. One vm_run call site: each call
     // site inlines the interpreter and its multiplication (compile time).
     for (var k = 0u; k <= size; k++) {
         var entry_pc = ap.entry_identity;
         if (k > 0u) {
-            let entry = entries[first + k - 1u];
+            var entry = entries[first + k - 1u];
+            if (ap.direct != 0u) {
+                entry = first + k - 1u;
+            }
             let point = entry & 0x7fffffffu;
             for (var r = 0u; r < ap.affine_regs; r++) {
                 regs[ap.acc_regs + r] = load_base((point * ap.affine_regs + r) * FE_PACKED);
@@ -224,6 +242,165 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
         let at = first + q * stride;
         for (var r = 0u; r < acc; r++) {
             store_partial((at * acc + r) * FE_PACKED, regs[r]);
+        }
+    }
+}
+
+// Batch-affine pair sums (docs/msm.md, "Next: batch-affine accumulation"): one invocation
+// per `pair_chunks` consecutive chunks of `chunk_order`. It adds the entries 2i and 2i + 1
+// of each of its chunks in affine form (the odd last entry plus the identity) with one
+// inversion for all of them (Montgomery's trick: the prefix products forward, one `invert`,
+// the sums backward), into `pair_points` at `pair_out` (chunks are even, so a pair never
+// straddles two). The prefix of a pair is kept in its output's x until its sum replaces it.
+// msm_bucket_accumulate then adds each chunk's sums (`direct`). One vm_run call site; loops
+// count to the chunks' sizes.
+
+@group(0) @binding(16) var<storage, read_write> pair_points: array<u32>;
+
+// Where chunk `ci` of bucket slot `slot` puts its pair sums: from (offsets[slot] + slot) / 2,
+// which leaves every bucket ceil(size / 2) places before the next one's, no scan needed.
+fn pair_out(slot: u32, ci: u32) -> u32 {
+    return (offsets[slot] + slot) / 2u + ci * (ap.chunk / 2u);
+}
+
+struct PairChunk {
+    first: u32,
+    size: u32,
+    out: u32,
+}
+
+// Chunk `j` of chunk_order: its entries and its sums' place (size 0 past the last chunk).
+fn pair_chunk(j: u32) -> PairChunk {
+    let tagged = chunk_order[2u * j];
+    if (tagged == 0u) {
+        return PairChunk(0u, 0u, 0u);
+    }
+    let slot = tagged - 1u;
+    let ci = chunk_order[2u * j + 1u];
+    let size = min(ap.chunk, sizes[slot] - ci * ap.chunk);
+    return PairChunk(offsets[slot] + ci * ap.chunk, size, pair_out(slot, ci));
+}
+
+// Entry k of chunk c into the affine registers at `at` (negated for a negative digit), or
+// the identity (0, 0) past the chunk's end.
+fn load_pair_entry(c: PairChunk, k: u32, at: u32) {
+    if (k >= c.size) {
+        for (var r = 0u; r < ap.affine_regs; r++) {
+            regs[at + r] = PackedFe();
+        }
+        return;
+    }
+    let entry = entries[c.first + k];
+    let point = entry & 0x7fffffffu;
+    for (var r = 0u; r < ap.affine_regs; r++) {
+        regs[at + r] = load_base((point * ap.affine_regs + r) * FE_PACKED);
+    }
+    if ((entry >> 31u) == 1u) {
+        for (var r = 0u; r < ap.neg_regs; r++) {
+            let x = at + ap.neg_reg + r;
+            regs[x] = pk_sub(PackedFe(), regs[x]);
+        }
+    }
+}
+
+// Registers `from..from + count` to pair sum `o`'s words from `word` on, or back.
+fn store_pair(o: u32, word: u32, first: u32, count: u32) {
+    for (var r = 0u; r < count; r++) {
+        for (var k = 0u; k < FE_PACKED; k++) {
+            pair_points[(o * ap.affine_regs + word + r) * FE_PACKED + k] = regs[first + r][k];
+        }
+    }
+}
+
+fn load_pair(o: u32, word: u32, to: u32, count: u32) {
+    for (var r = 0u; r < count; r++) {
+        for (var k = 0u; k < FE_PACKED; k++) {
+            regs[to + r][k] = pair_points[(o * ap.affine_regs + word + r) * FE_PACKED + k];
+        }
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_pair_sums(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let t = gid.x + gid.y * ap.row_stride;
+    let total = ap.windows * ap.cap;
+    let j0 = t * ap.pair_chunks;
+    if (j0 >= total) {
+        return;
+    }
+    let j1 = min(j0 + ap.pair_chunks, total);
+    var c = pair_chunk(j0);
+    if (c.size == 0u) {
+        return;
+    }
+    vm_consts = ap.consts;
+    // Coordinate registers (a field element's), the affine P at slot 4, Q at slot 6.
+    let cw = ap.affine_regs / 2u;
+    let p_at = ap.acc_regs;
+    let q_at = ap.acc_regs + ap.affine_regs;
+    var j = j0;
+    var i = 0u;
+    var pairs = (c.size + 1u) / 2u;
+    // 0: slot 0 = 1; 1: forward over the pairs; 2: the inversion; 3: backward; 4: done.
+    var phase = 0u;
+    loop {
+        var entry_pc = ap.entry_pair_start;
+        if (phase == 1u) {
+            if (i >= pairs && j + 1u < j1) {
+                let next = pair_chunk(j + 1u);
+                if (next.size != 0u) {
+                    j = j + 1u;
+                    c = next;
+                    pairs = (c.size + 1u) / 2u;
+                    i = 0u;
+                }
+            }
+            if (i >= pairs) {
+                phase = 2u;
+                entry_pc = ap.entry_invert;
+            } else {
+                load_pair_entry(c, 2u * i, p_at);
+                load_pair_entry(c, 2u * i + 1u, q_at);
+                entry_pc = ap.entry_pair_den;
+            }
+        } else if (phase == 3u) {
+            load_pair_entry(c, 2u * i, p_at);
+            load_pair_entry(c, 2u * i + 1u, q_at);
+            // Slot 1: the prefix before this pair (pair_first sets 1 for the very first).
+            entry_pc = ap.entry_pair_add;
+            if (i > 0u) {
+                load_pair(c.out + i - 1u, 0u, cw, cw);
+            } else if (j > j0) {
+                let before = pair_chunk(j - 1u);
+                load_pair(before.out + (before.size + 1u) / 2u - 1u, 0u, cw, cw);
+            } else {
+                entry_pc = ap.entry_pair_first;
+            }
+        } else if (phase == 4u) {
+            break;
+        }
+        vm_run(entry_pc);
+        if (phase == 0u) {
+            phase = 1u;
+        } else if (phase == 1u) {
+            // The prefix through this pair, in its output's x.
+            store_pair(c.out + i, 0u, 0u, cw);
+            i = i + 1u;
+        } else if (phase == 2u) {
+            phase = 3u;
+            i = pairs - 1u;
+        } else {
+            store_pair(c.out + i, 0u, p_at, ap.affine_regs);
+            if (i > 0u) {
+                i = i - 1u;
+            } else if (j > j0) {
+                j = j - 1u;
+                c = pair_chunk(j);
+                pairs = (c.size + 1u) / 2u;
+                i = pairs - 1u;
+            } else {
+                phase = 4u;
+            }
         }
     }
 }

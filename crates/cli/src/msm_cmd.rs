@@ -60,6 +60,11 @@ pub struct MsmArgs {
     /// groups and ed-on-bls12-377, 4 for G2].
     #[arg(long)]
     chunk_group: Option<u32>,
+    /// Batch-affine pair sums before the accumulation, this many chunks per invocation
+    /// (`MsmConfig::pair_sums`; experimental, short Weierstrass groups, an even chunk)
+    /// [default: off].
+    #[arg(long)]
+    pair_sums: Option<u32>,
     /// Scalars of at most this many bits (uniform below 2^bits, or the skewed mix with its
     /// uniform part so bounded), and the MSM told so (`MsmConfig::scalar_bits`: fewer
     /// windows). E.g. 128: the half-width scalars of a GLV decomposition. [default: the
@@ -95,6 +100,7 @@ fn config_of(args: &MsmArgs) -> MsmConfig {
         scalar_bits: args.scalar_bits,
         tree_group: args.tree_group,
         chunk_group: args.chunk_group,
+        pair_sums: args.pair_sums,
     }
 }
 

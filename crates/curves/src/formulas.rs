@@ -344,7 +344,8 @@ fn emit_pair_cases<F: Field>(e: &mut ElAsm<F>, d: El, cases: &PairCases) {
     e.asm.jmp(cases.none);
 }
 
-/// `pair_den`: slot 0 *= the denominator of `P + Q` (1 for the cases without a division).
+/// `pair_start`: slot 0 = 1. `pair_den`: slot 0 *= the denominator of `P + Q` (1 for the
+/// cases without a division). `pair_first`: `pair_add` with slot 1 = 1.
 /// `pair_add`: with slot 0 the inverse of the prefix product through this pair and slot 1
 /// the prefix before it, `P + Q` into slots 4-5 (affine; the identity as `(0, 0)`), and slot
 /// 0 the inverse of the prefix before it. About 6 multiplications a sum with the trick.
@@ -352,6 +353,11 @@ fn emit_pair_sums<F: Field>(e: &mut ElAsm<F>, t: &[El]) {
     let (acc, pre) = (e.slot(0), e.slot(1));
     let (x1, y1, x2, y2) = (e.slot(4), e.slot(5), e.slot(6), e.slot(7));
     let (d, inv, lambda, u) = (t[0], t[1], t[2], t[3]);
+
+    // The running product starts at 1.
+    e.asm.entry("pair_start");
+    e.one(acc);
+    e.asm.halt();
 
     e.asm.entry("pair_den");
     let (mul, end) = (e.asm.label(), e.asm.label());
@@ -368,6 +374,9 @@ fn emit_pair_sums<F: Field>(e: &mut ElAsm<F>, t: &[El]) {
     e.asm.place(end);
     e.asm.halt();
 
+    // The first pair of a batch: no prefix before it (1), then `pair_add`.
+    e.asm.entry("pair_first");
+    e.one(pre);
     e.asm.entry("pair_add");
     let cases = PairCases {
         general: e.asm.label(),

@@ -203,7 +203,16 @@ fn check_pair_sums<C: GpuCurve>(seed: u64, extra: &[(C::Affine, C::Affine)]) {
     let p = C::Projective::rand(&mut rng).into_affine();
     let q = C::Projective::rand(&mut rng).into_affine();
     let neg = (-p.into_group()).into_affine();
-    let mut pairs = vec![(p, q), (o, q), (p, o), (o, o), (p, p), (p, neg), (q, q), (neg, p)];
+    let mut pairs = vec![
+        (p, q),
+        (o, q),
+        (p, o),
+        (o, o),
+        (p, p),
+        (p, neg),
+        (q, q),
+        (neg, p),
+    ];
     for _ in 0..6 {
         let a = C::Projective::rand(&mut rng).into_affine();
         let b = C::Projective::rand(&mut rng).into_affine();
@@ -219,7 +228,7 @@ fn check_pair_sums<C: GpuCurve>(seed: u64, extra: &[(C::Affine, C::Affine)]) {
         regs[4 * d..8 * d].copy_from_slice(&r);
     };
     // Forward: slot 0 the running product, stored after each pair (the prefixes).
-    regs[0] = <C::Base as One>::one();
+    prog.run_cpu("pair_start", &mut regs).unwrap();
     let mut prefixes = Vec::new();
     for &pair in &pairs {
         load(&mut regs, pair);
@@ -230,16 +239,13 @@ fn check_pair_sums<C: GpuCurve>(seed: u64, extra: &[(C::Affine, C::Affine)]) {
     // Backward: slot 1 the prefix before the pair (one for the first).
     for (i, &pair) in pairs.iter().enumerate().rev() {
         load(&mut regs, pair);
-        let before = match i {
-            0 => {
-                let mut one = vec![zero; d];
-                one[0] = <C::Base as One>::one();
-                one
-            }
-            _ => prefixes[i - 1].clone(),
-        };
-        regs[d..2 * d].copy_from_slice(&before);
-        prog.run_cpu("pair_add", &mut regs).unwrap();
+        // The first pair through `pair_first` (no prefix before it; slot 1 left stale).
+        if i == 0 {
+            prog.run_cpu("pair_first", &mut regs).unwrap();
+        } else {
+            regs[d..2 * d].copy_from_slice(&prefixes[i - 1]);
+            prog.run_cpu("pair_add", &mut regs).unwrap();
+        }
         let mut want = Vec::new();
         C::affine_regs(&(pair.0 + pair.1).into_affine(), &mut want);
         assert_eq!(regs[4 * d..6 * d], want[..], "{} pair {i}", C::ID);

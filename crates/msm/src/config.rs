@@ -31,6 +31,11 @@ pub struct MsmConfig {
     /// Chunk sums one invocation adds per level of the tree over a large bucket's chunks,
     /// 2..=1024 (default: [`default_chunk_group`]).
     pub chunk_group: Option<u32>,
+    /// Batch-affine pair sums before the accumulation (experimental, off by default;
+    /// docs/msm.md): one invocation adds the entries of this many chunks in pairs with one
+    /// shared inversion, and the accumulation then adds half as many points. Short
+    /// Weierstrass groups only, with an even `chunk`.
+    pub pair_sums: Option<u32>,
 }
 
 /// The default accumulation chunk for `n` points, windows of `c` bits and `entries` entries

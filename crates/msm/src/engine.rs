@@ -23,6 +23,9 @@ pub struct GpuMsm<C: GpuCurve> {
     pub(crate) code: wgpu::Buffer,
     pub(crate) consts: u32,
     pub(crate) entries: [u32; 4],
+    /// The batch-affine pair sums' entry points (`pair_start`, `pair_den`, `invert`,
+    /// `pair_add`, `pair_first`), where the group's program has them (short Weierstrass).
+    pub(crate) pair_entries: Option<[u32; 5]>,
     /// Composed once: the pipeline cache is keyed by module name, but composing copies the
     /// shader text.
     pub(crate) buckets_module: zkgpu_shaders::Composed,
@@ -59,6 +62,11 @@ impl<C: GpuCurve> GpuMsm<C> {
                 entry("add")?,
                 entry("dbl")?,
             ],
+            pair_entries: ["pair_start", "pair_den", "invert", "pair_add", "pair_first"]
+                .map(|name| prog.entry(name).ok())
+                .into_iter()
+                .collect::<Option<Vec<u32>>>()
+                .and_then(|v| v.try_into().ok()),
             buckets_module: msm_buckets(),
             accumulate_module: msm_accumulate(C::GROUP),
             scalars_module: C::GROUP.scalar_field().map(msm_scalars),
@@ -184,8 +192,14 @@ impl<C: GpuCurve> GpuMsm<C> {
             timings.segments = shape.segments;
             timings.chunk = shape.chunk;
         }
+        if shape.pair_chunks > 0 && self.pair_entries.is_none() {
+            return Err(MsmError::Config(format!(
+                "pair_sums: {} has no affine pair sums (short Weierstrass groups only)",
+                C::ID
+            )));
+        }
         let t = web_time::Instant::now();
-        let p = self.pipelines().await?;
+        let p = self.pipelines_for(shape.pair_chunks > 0).await?;
         let s = self.take_scratch(shape)?;
         // Field elements as stored (Montgomery form), converted on the GPU where the scalar
         // field has a module and no width is to be checked, else canonical.

@@ -23,6 +23,8 @@ pub(crate) struct Pipelines {
     pub(crate) reduce: std::sync::Arc<Pipeline>,
     /// `msm_scalars_from_montgomery`, where the scalar field has a module.
     pub(crate) convert: Option<std::sync::Arc<Pipeline>>,
+    /// `msm_pair_sums`, built only for shapes with batch-affine pair sums.
+    pub(crate) pair: Option<std::sync::Arc<Pipeline>>,
 }
 
 impl<C: GpuCurve> GpuMsm<C> {
@@ -78,7 +80,23 @@ impl<C: GpuCurve> GpuMsm<C> {
                 ),
                 None => None,
             },
+            pair: None,
         })
+    }
+
+    /// [`GpuMsm::pipelines`] with `msm_pair_sums` where `pairs` asks for it.
+    pub(crate) async fn pipelines_for(&self, pairs: bool) -> Result<Pipelines> {
+        let mut p = self.pipelines().await?;
+        if pairs {
+            let a = &self.accumulate_module;
+            let checks = Checks::TrustedLoops;
+            p.pair = Some(
+                self.ctx
+                    .pipeline(a, "msm_pair_sums", checks, OVERRIDES)
+                    .await?,
+            );
+        }
+        Ok(p)
     }
 }
 
@@ -123,6 +141,8 @@ pub(crate) struct BindGroups {
     chunk_scan: (wgpu::BindGroup, wgpu::BindGroup),
     bin_scan: (wgpu::BindGroup, wgpu::BindGroup),
     order: wgpu::BindGroup,
+    /// The batch-affine pair sums, where the shape has them.
+    pair: Option<wgpu::BindGroup>,
     accumulate: wgpu::BindGroup,
     /// The tree levels over large buckets' chunks, then the last chunk sums pass.
     chunk_levels: Vec<wgpu::BindGroup>,
@@ -147,8 +167,26 @@ impl BindGroups {
             scan_groups(ctx, p, s, &s.chunk_counts, &s.chunk_offsets, &s.csparams),
             scan_groups(ctx, p, s, &s.chunk_hist, &s.bin_offsets, &s.hsparams),
         );
+        // With pair sums the accumulation reads them (`direct`) through its bases binding.
+        let pair = match (&p.pair, &s.pairs) {
+            (Some(pipeline), Some((sums, params))) => Some(ctx.bind_group(
+                pipeline,
+                &[
+                    (acc::VM_CODE, code),
+                    (acc::BASES, bases),
+                    (acc::ENTRIES, &s.entries),
+                    (acc::OFFSETS, &s.offsets),
+                    (acc::SIZES, &s.cursors),
+                    (acc::AP, params),
+                    (acc::CHUNK_ORDER, &s.chunk_order),
+                    (acc::PAIR_POINTS, sums),
+                ],
+            )),
+            _ => None,
+        };
+        let summed = s.pairs.as_ref().map_or(bases, |(sums, _)| sums);
         let (accumulate, chunk_levels, combine, reduce, levels) =
-            sum_groups(ctx, p, s, code, bases);
+            sum_groups(ctx, p, s, code, summed);
         Self {
             convert: p
                 .convert
@@ -207,6 +245,7 @@ impl BindGroups {
                     (bk::CHUNK_BINS, &s.bin_cursors),
                 ],
             ),
+            pair,
             accumulate,
             chunk_levels,
             combine,
@@ -248,6 +287,10 @@ impl BindGroups {
         out.extend(scan(&self.chunk_scan, blocks, windows));
         out.extend(scan(&self.bin_scan, scan_blocks(CHUNK_BINS), 1));
         out.push(pass(Stage::Scan, &p.order, &self.order, slots));
+        if let (Some(pipeline), Some(bind)) = (&p.pair, &self.pair) {
+            let lanes = on(shape.chunk_slots.div_ceil(shape.pair_chunks.max(1)));
+            out.push(pass(Stage::Accumulate, pipeline, bind, lanes));
+        }
         out.push(pass(Stage::Accumulate, &p.acc, &self.accumulate, chunks));
         // The chunk sums' dispatches are sized on the GPU (msm_combine_args): the tree levels
         // only where some bucket has that many chunks, the last pass only over the buckets of

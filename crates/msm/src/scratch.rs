@@ -39,6 +39,8 @@ pub(crate) struct Scratch {
     pub(crate) csparams: wgpu::Buffer,
     pub(crate) hsparams: wgpu::Buffer,
     pub(crate) aparams: wgpu::Buffer,
+    /// The batch-affine pair sums and their kernel's parameters, where the shape has them.
+    pub(crate) pairs: Option<(wgpu::Buffer, wgpu::Buffer)>,
     pub(crate) mparams: wgpu::Buffer,
     /// Parameters of the tree levels over large buckets' chunks (msm_combine_chunks, mode 1).
     pub(crate) chunk_levels: Vec<wgpu::Buffer>,
@@ -152,6 +154,23 @@ impl<C: GpuCurve> GpuMsm<C> {
                 &bucket_params(0, 1, 1, bins.bins),
             ),
             aparams: ctx.uniform_buffer("msm accumulate params", &accumulate),
+            pairs: match shape.pair_chunks {
+                0 => None,
+                k => {
+                    let (_, _, row_stride) =
+                        grid(shape.chunk_slots.div_ceil(k), WORKGROUP_SIZE, max);
+                    Some((
+                        zeroed("msm pair sums", bytes.pairs)?,
+                        ctx.uniform_buffer(
+                            "msm pair sums params",
+                            &AccumulateParams {
+                                row_stride,
+                                ..accumulate
+                            },
+                        ),
+                    ))
+                }
+            },
             mparams: ctx.uniform_buffer(
                 "msm combine params",
                 &AccumulateParams {
@@ -181,6 +200,7 @@ impl<C: GpuCurve> GpuMsm<C> {
     fn accumulate_params(&self, shape: &Shape) -> AccumulateParams {
         let max = self.ctx.limits().max_compute_workgroups_per_dimension;
         let (_, _, row_stride) = grid(shape.chunk_slots, WORKGROUP_SIZE, max);
+        let pairs = self.pair_entries.unwrap_or_default();
         AccumulateParams {
             cap: shape.cap,
             row_stride,
@@ -198,6 +218,13 @@ impl<C: GpuCurve> GpuMsm<C> {
             stride: 1,
             group: shape.chunk_group,
             level_mode: 0,
+            direct: u32::from(shape.pair_chunks > 0),
+            pair_chunks: shape.pair_chunks,
+            entry_pair_start: pairs[0],
+            entry_pair_den: pairs[1],
+            entry_invert: pairs[2],
+            entry_pair_add: pairs[3],
+            entry_pair_first: pairs[4],
         }
     }
 

@@ -42,6 +42,8 @@ pub(crate) struct Shape {
     /// Partial sums per invocation and tree level: segment sums, chunk sums.
     pub(crate) tree_group: u32,
     pub(crate) chunk_group: u32,
+    /// Chunks per invocation of the batch-affine pair sums (0: none; `MsmConfig::pair_sums`).
+    pub(crate) pair_chunks: u32,
 }
 
 impl Shape {
@@ -115,6 +117,13 @@ impl Shape {
             partials: chunk_slots * point,
             seg_out: self.seg_out_bytes::<C>(),
             combine_list: (2 + u64::from(self.slots)) * 4,
+            // Every bucket slot's pair sums from (its first entry + its slot) / 2 on.
+            pairs: if self.pair_chunks > 0 {
+                let entries = u64::from(self.windows) * n * u64::from(self.load);
+                ((entries + u64::from(self.slots)) / 2 + 1) * C::affine_packed_words() as u64 * 4
+            } else {
+                0
+            },
         }
     }
 
@@ -195,6 +204,13 @@ impl Shape {
         if chunk == 0 {
             return Err(MsmError::Config("chunk must be at least 1".into()));
         }
+        let pair_chunks = config.pair_sums.unwrap_or(0);
+        if config.pair_sums == Some(0) || (pair_chunks > 0 && !chunk.is_multiple_of(2)) {
+            return Err(MsmError::Config(format!(
+                "pair_sums {pair_chunks} with chunk {chunk}: pair sums take at least one \
+                 chunk per invocation, and chunks of an even length"
+            )));
+        }
         let cap = window_entries.div_ceil(chunk) + buckets;
         let chunk_slots = u32::try_from(u64::from(windows) * u64::from(cap))
             .map_err(|_| MsmError::Config(format!("{windows} x {cap} chunks exceed 2^32")))?;
@@ -221,6 +237,7 @@ impl Shape {
             scalar_bits: bits,
             tree_group,
             chunk_group,
+            pair_chunks,
         })
     }
 }
@@ -239,11 +256,13 @@ pub(crate) struct ScratchBytes {
     pub(crate) partials: u64,
     pub(crate) seg_out: u64,
     pub(crate) combine_list: u64,
+    /// The batch-affine pair sums (0 without them).
+    pub(crate) pairs: u64,
 }
 
 impl ScratchBytes {
     /// Every size with its buffer's label.
-    pub(crate) fn all(&self) -> [(&'static str, u64); 10] {
+    pub(crate) fn all(&self) -> [(&'static str, u64); 11] {
         [
             ("msm scalars", self.scalars),
             ("msm digits", self.digits),
@@ -255,6 +274,7 @@ impl ScratchBytes {
             ("msm chunk sums", self.partials),
             ("msm segment sums", self.seg_out),
             ("msm combine list", self.combine_list),
+            ("msm pair sums", self.pairs),
         ]
     }
 }

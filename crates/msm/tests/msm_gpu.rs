@@ -938,6 +938,86 @@ fn sizes<C: GpuCurve>() -> &'static [usize] {
     }
 }
 
+/// Batch-affine pair sums (`MsmConfig::pair_sums`): every sum against arkworks with the
+/// identity, duplicates (`P + P` in one pair), a point and its negation (`P + (-P)`), equal
+/// scalars that send every point to one bucket per window, zero scalars, sizes 1, 2, 3 and
+/// odd ones; chunks of 2, 4 and 8 entries, one or several chunks per invocation; prepared,
+/// two sets and folded bases. Twisted Edwards refuses them with a typed error.
+fn check_pair_sums<C: GpuCurve>()
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let mut rng = rng_for::<C>("pairs");
+    let msm = GpuMsm::<C>::new(ctx()).unwrap();
+    let cfg = |chunk: u32, per: u32, c: u32| MsmConfig {
+        window_bits: Some(c),
+        chunk: Some(chunk),
+        pair_sums: Some(per),
+        ..MsmConfig::default()
+    };
+    let mut bases = edge_bases::<C>(45, &mut rng);
+    // Duplicates that share a scalar: pairs of one point.
+    for k in 10..20 {
+        bases[k] = bases[9];
+    }
+    let x = C::Scalar::rand(&mut rng);
+    let equal = vec![x; 45];
+    let mixed = mixed_scalars::<C>(45, 7, &mut rng);
+    if C::program().entry("pair_den").is_err() {
+        let prepared = msm.prepare(&bases).unwrap();
+        let got = msm
+            .run(MsmRequest::new(&prepared, &mixed).config(cfg(4, 1, 5)))
+            .block_on();
+        assert!(matches!(got, Err(MsmError::Config(_))), "{got:?}");
+        return;
+    }
+    let prepared = msm.prepare(&bases).unwrap();
+    for (chunk, per, c) in [(2, 1, 5), (4, 3, 5), (8, 2, 3), (4, 1, 11)] {
+        for (what, scalars) in [("mixed", &mixed), ("equal", &equal)] {
+            for m in [45, 33, 3, 2, 1] {
+                let got = msm
+                    .run(MsmRequest::new(&prepared, &scalars[..m]).config(cfg(chunk, per, c)))
+                    .block_on()
+                    .and_then(MsmOutput::sum)
+                    .unwrap();
+                assert_eq!(
+                    got,
+                    ark_msm::<C>(&bases[..m], &scalars[..m]),
+                    "{} {what} scalars, {m} points, chunk {chunk}, {per} per invocation, c {c}",
+                    C::ID
+                );
+            }
+        }
+    }
+    // Two sets sharing the scalars, and folded bases.
+    let other = random_bases::<C>(45, &mut rng);
+    let two = msm.prepare_sets(&[&bases, &other]).unwrap();
+    let words = PreparedScalars::new(&mixed);
+    let got = msm
+        .run(MsmRequest::new(&two, words.all()).config(cfg(4, 2, 5)))
+        .block_on()
+        .map(MsmOutput::into_sums)
+        .unwrap();
+    let want = vec![ark_msm::<C>(&bases, &mixed), ark_msm::<C>(&other, &mixed)];
+    assert_eq!(got, want, "{} two sets", C::ID);
+    let fold = Fold {
+        folds: 4,
+        window_bits: Some(5),
+    };
+    let folded = msm.prepare_sets_folded(&[&bases], fold).block_on().unwrap();
+    let got = msm
+        .run(MsmRequest::new(&folded, &mixed).config(cfg(6, 3, 5)))
+        .block_on()
+        .and_then(MsmOutput::sum)
+        .unwrap();
+    assert_eq!(got, ark_msm::<C>(&bases, &mixed), "{} folded", C::ID);
+    // An odd chunk cannot hold whole pairs.
+    let odd = msm
+        .run(MsmRequest::new(&prepared, &mixed).config(cfg(3, 1, 5)))
+        .block_on();
+    assert!(matches!(odd, Err(MsmError::Config(_))), "{odd:?}");
+}
+
 macro_rules! msm_tests {
     (; $(($curve:ident, $name:ident))*) => {$(
         mod $name {
@@ -970,6 +1050,10 @@ macro_rules! msm_tests {
             #[test]
             fn folded_bases() {
                 check_folded::<C>();
+            }
+            #[test]
+            fn pair_sums() {
+                check_pair_sums::<C>();
             }
         }
     )*};

@@ -361,6 +361,7 @@ pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &[
     "msm_combine_chunks",
     "msm_reduce_segments",
     "msm_fold_bases",
+    "msm_pair_sums",
 ];
 
 /// MSM bucket accumulation (`shaders/kernels/msm_accumulate.wgsl`) for group `c`.
