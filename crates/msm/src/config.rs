@@ -63,7 +63,8 @@ pub const MAX_WINDOW_BITS: u32 = 22;
 
 /// The default number of reduction segments per window of `per_window` buckets, `windows`
 /// windows: about 16,384 segments in all (a power of two per window), and at least 4 buckets
-/// per segment where the window has that many. The reduction is latency-bound: each
+/// per segment where the window has that many. (The MSM asks G2 groups for twice as many,
+/// as if they had half the windows.) The reduction is latency-bound: each
 /// invocation's chain of running sums is serial, so the segment count is its parallelism.
 /// Every segment also adds about `1 + log2(segments) / 2` sums to the tree after it, so
 /// segments of 1-2 buckets cost more tree levels than they save (measured:
