@@ -10,6 +10,7 @@ use zkgpu_msm::{MsmOutput, MsmRequest};
 use zkgpu_runtime::BlockOn;
 
 use ark_ec::CurveGroup;
+use ark_ec::pairing::Pairing;
 use ark_ff::Zero;
 use ark_groth16::Proof;
 #[cfg(not(target_arch = "wasm32"))]
@@ -61,7 +62,7 @@ impl<E: GpuPairing> GpuProver<E> {
         }
         #[cfg(target_arch = "wasm32")]
         let _ = overlap;
-        let sums = self.in_turn(pk, rows, full, timings).await?;
+        let sums = self.joined(pk, rows, full, timings).await?;
         Ok(combine(pk, sums, r, s))
     }
 
@@ -71,7 +72,7 @@ impl<E: GpuPairing> GpuProver<E> {
     /// products, scalar conversion, window sums) runs while the other's GPU work does, as
     /// the two threads of [`GpuProver::assemble`]'s overlap do; where waits block, the halves
     /// run one after the other, each stage alone.
-    async fn in_turn(
+    async fn joined(
         &self,
         pk: &PreparedProvingKey<E>,
         rows: &impl ConstraintRows<E::ScalarField>,
@@ -116,14 +117,7 @@ impl<E: GpuPairing> GpuProver<E> {
         // B in G2 first, as on two threads: the longest MSM is on the GPU while the witness
         // map's sparse products run on the CPU.
         let (others, quotient) = futures_util::future::join(others, quotient).await;
-        let ((a, b1, b2, l), (tabl, tb2)) = others?;
-        let (h, wm, wm_parts, th) = quotient?;
-        timings.witness_map = wm;
-        timings.witness_map_parts = wm_parts;
-        timings.msm_h = th;
-        timings.msm_a_b_l = tabl;
-        timings.msm_b_g2 = tb2;
-        Ok(Sums { a, b1, b2, l, h })
+        gather(quotient, others, timings)
     }
 
     /// The witness map and MSM H on one host thread, the other MSMs on this one.
@@ -198,14 +192,7 @@ impl<E: GpuPairing> GpuProver<E> {
                 Err(p) => std::panic::resume_unwind(p),
             }
         });
-        let (h, wm, wm_parts, th) = quotient?;
-        let ((a, b1, b2, l), (tabl, tb2)) = others?;
-        timings.witness_map = wm;
-        timings.witness_map_parts = wm_parts;
-        timings.msm_h = th;
-        timings.msm_a_b_l = tabl;
-        timings.msm_b_g2 = tb2;
-        Ok(Sums { a, b1, b2, l, h })
+        gather(quotient, others, timings)
     }
 
     /// Small NTTs, eight per submission (about a millisecond of GPU work), until `stop` is
@@ -234,6 +221,38 @@ impl<E: GpuPairing> GpuProver<E> {
             }
         }
     }
+}
+
+/// What the witness map's half of a proof's GPU work returns: MSM H's sum, the witness map's
+/// seconds and parts, MSM H's seconds.
+type QuotientHalf<E> = (<E as Pairing>::G1, f64, WitnessMapTimings, f64);
+/// What the other half returns: A, B in G1, B in G2 and L, then the seconds of A, B, L and
+/// of B in G2.
+type OthersHalf<E> = (
+    (
+        <E as Pairing>::G1,
+        <E as Pairing>::G1,
+        <E as Pairing>::G2,
+        <E as Pairing>::G1,
+    ),
+    (f64, f64),
+);
+
+/// The five sums of the two halves, their times into `timings` (joined on one thread or
+/// run on two).
+fn gather<E: GpuPairing>(
+    quotient: Result<QuotientHalf<E>, ProveError>,
+    others: Result<OthersHalf<E>, ProveError>,
+    timings: &mut ProofTimings,
+) -> Result<Sums<E>, ProveError> {
+    let (h, wm, wm_parts, th) = quotient?;
+    let ((a, b1, b2, l), (tabl, tb2)) = others?;
+    timings.witness_map = wm;
+    timings.witness_map_parts = wm_parts;
+    timings.msm_h = th;
+    timings.msm_a_b_l = tabl;
+    timings.msm_b_g2 = tb2;
+    Ok(Sums { a, b1, b2, l, h })
 }
 
 /// Groth16::create_proof_with_assignment's group operations, term for term.

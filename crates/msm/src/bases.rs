@@ -98,9 +98,8 @@ impl<C: GpuCurve> PreparedBases<C> {
     }
 
     /// Base sets each part holds: all of them, or 1 where they did not fit one part
-    /// together. On the H100 under WebGPU's limits, three sets of 2^20 BLS12-381 G1 points
-    /// as one part per set took 94-97 ms against 117-118 ms as three parts of all three
-    /// sets (docs/PERFORMANCE.md).
+    /// together (each set then runs as its own MSM at its own window: faster than parts of
+    /// all the sets at a narrower one, docs/PERFORMANCE.md).
     pub fn sets_per_part(&self) -> usize {
         self.sets_per_part
     }
