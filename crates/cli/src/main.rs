@@ -7,6 +7,7 @@ mod circom_cmd;
 mod msm_cmd;
 mod ntt_cmd;
 mod prove_cmd;
+mod prove_devices;
 mod prove_keys;
 mod prove_report;
 mod prove_start;

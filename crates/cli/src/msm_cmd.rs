@@ -14,6 +14,9 @@ use zkgpu_curves::{GpuCurve, Group};
 use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmTimings};
 use zkgpu_runtime::GpuContext;
 
+#[path = "msm_devices.rs"]
+mod devices;
+
 type BoxError = Box<dyn std::error::Error>;
 
 /// A group by its name (`zkgpu_curves::Group::name`), for clap.
@@ -84,6 +87,11 @@ pub struct MsmArgs {
     /// needs a few hundred milliseconds of work to raise it. 0 times a cold clock.
     #[arg(long, default_value_t = 1000)]
     clock_warmup_ms: u64,
+    /// Split the MSM across these devices (`all` suitable adapters, a count, or
+    /// `adapters:I,J,...`, numbers of `zkgpu info`), in proportion to their speed measured on
+    /// a sample, and time it against the first device alone in the same run.
+    #[arg(long)]
+    devices: Option<zkgpu_runtime::DeviceChoice>,
 }
 
 /// The MSM configuration the flags ask for.
@@ -453,8 +461,17 @@ pub fn run(args: &MsmArgs) -> Result<(), BoxError> {
     if args.log_n > 26 {
         return Err("--log-n must be at most 26".into());
     }
-    let ctx = GpuContext::from_env_blocking()?;
-    let ok = zkgpu_curves::with_group!(args.curve, C => run_one::<C>(&ctx, args))?;
+    let ok = if let Some(choice) = &args.devices {
+        if args.sets > 1 {
+            return Err("--devices takes one base set (--sets 1)".into());
+        }
+        let opts = zkgpu_runtime::ContextOptions::from_env()?;
+        let set = zkgpu_runtime::DeviceSet::open_blocking(opts, choice)?;
+        zkgpu_curves::with_group!(args.curve, C => devices::run_split::<C>(&set, args))?
+    } else {
+        let ctx = GpuContext::from_env_blocking()?;
+        zkgpu_curves::with_group!(args.curve, C => run_one::<C>(&ctx, args))?
+    };
     if ok {
         Ok(())
     } else {

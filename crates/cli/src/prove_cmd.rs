@@ -12,9 +12,10 @@ use ark_groth16::{Groth16, ProvingKey};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use zkgpu_circuits::{AnyCircuit, Family};
-use zkgpu_groth16::{GpuPairing, GpuProver, PreparedProvingKey};
-use zkgpu_runtime::{BlockOn, ContextOptions, GpuContext};
+use zkgpu_groth16::{GpuPairing, GpuProver, Lane, PreparedProvingKey, prove_stream_across};
+use zkgpu_runtime::{BlockOn, ContextOptions, DeviceChoice, DeviceSet, GpuContext};
 
+use crate::prove_devices::other_lanes;
 use crate::prove_keys::{KeyFiles, cache_dir};
 use crate::prove_report::{Report, Step, StreamRun, secs};
 use crate::prove_start::{First, FirstCircuit, Started, describe, reference_key, start};
@@ -99,6 +100,12 @@ pub struct ProveArgs {
     /// fold.
     #[arg(long)]
     no_fold: bool,
+    /// The devices of the stream: `all` suitable adapters, a count, or `adapters:I,J,...`
+    /// (numbers of `zkgpu info`). The stream's circuits are proved on the first device alone
+    /// and then across all of them (whole proofs fanned out), and both rates are reported.
+    /// Needs `--stream`.
+    #[arg(long)]
+    devices: Option<DeviceChoice>,
 }
 
 pub fn run(args: &ProveArgs, started: Instant) -> Result<(), BoxError> {
@@ -111,6 +118,9 @@ pub fn run(args: &ProveArgs, started: Instant) -> Result<(), BoxError> {
     }
     if args.runs == 0 {
         return Err("--runs must be at least 1".into());
+    }
+    if args.devices.is_some() && args.stream == 0 {
+        return Err("--devices needs --stream N".into());
     }
     match args.curve {
         PairingArg::Bls12_381 => prove::<ark_bls12_381::Bls12_381>(args, started),
@@ -138,7 +148,8 @@ where
         .then(|| cache_dir(args.cache_dir.as_deref()))
         .flatten();
     let mut report = Report::new();
-    let (ctx, prover) = open_gpu::<E>(args, dir.as_deref(), &circuit_name, &mut report)?;
+    let (set, prover) = open_gpu::<E>(args, dir.as_deref(), &circuit_name, &mut report)?;
+    let ctx = set.contexts()[0].clone();
     let family = match args.circuit {
         CircuitArg::Sha256 => Family::Sha256,
         CircuitArg::Merkle => Family::Merkle,
@@ -175,15 +186,24 @@ where
         Some(pk)
     };
     if args.stream > 0 {
-        let pvk = prepared.verifying_key();
-        report.stream(stream::<E>(
-            args,
-            &prover,
-            &prepared,
-            pk.as_ref(),
-            &shape,
-            pvk,
-        )?);
+        let step = Step::new(format!("{} fresh circuits", args.stream));
+        let circuits: Vec<_> = (0..args.stream)
+            .map(|i| fresh::<E>(&shape, 1000 + i as u64))
+            .collect();
+        step.done("");
+        let lane = [(&prover, &prepared)];
+        let (run, proofs) = stream::<E>(args, &lane, pk.as_ref(), &circuits)?;
+        report.stream(run);
+        if args.devices.is_some() {
+            let others = other_lanes(&set, args, &prepared, pk.as_ref(), dir.as_deref())?;
+            let mut lanes = vec![(&prover, &prepared)];
+            lanes.extend(others.iter().map(|(p, k)| (p, k)));
+            let (run, across) = stream::<E>(args, &lanes, None, &circuits)?;
+            if across != proofs {
+                return Err("the proofs across devices differ from one device's".into());
+            }
+            report.stream_across(lanes.len(), run);
+        }
     }
     report.print(
         args.sequential,
@@ -202,19 +222,24 @@ where
 }
 
 /// The GPU context (its pipeline cache in the cache directory unless the environment names
-/// one) and the prover with the flags' settings.
+/// one), with the other devices of `--devices` after it, and the prover of the first with
+/// the flags' settings.
 fn open_gpu<E: GpuPairing>(
     args: &ProveArgs,
     dir: Option<&Path>,
     circuit_name: &str,
     report: &mut Report,
-) -> Result<(GpuContext, GpuProver<E>), BoxError> {
+) -> Result<(DeviceSet, GpuProver<E>), BoxError> {
     let step = Step::new("opening the GPU");
     let mut opts = ContextOptions::from_env()?;
     if opts.pipeline_cache_dir.is_none() {
         opts.pipeline_cache_dir = dir.map(|d| d.join("pipelines"));
     }
-    let ctx = GpuContext::new_blocking(opts)?;
+    let set = match &args.devices {
+        Some(choice) => DeviceSet::open_blocking(opts, choice)?,
+        None => DeviceSet::from_contexts(vec![GpuContext::new_blocking(opts)?])?,
+    };
+    let ctx = &set.contexts()[0];
     report.cost("GPU context", step.done(""));
     println!(
         "zkgpu prove: {circuit_name}, 2^{} constraint budget, {}; GPU: {} ({:?}); CPU: {} threads",
@@ -231,8 +256,25 @@ fn open_gpu<E: GpuPairing>(
             ctx.info().name
         );
     }
+    if set.len() > 1 {
+        let names: Vec<&str> = set
+            .contexts()
+            .iter()
+            .map(|c| c.info().name.as_str())
+            .collect();
+        println!("stream devices: {}", names.join(", "));
+    }
+    let prover = configured::<E>(args, ctx)?;
+    Ok((set, prover))
+}
+
+/// The prover on `ctx` with the flags' settings.
+pub(crate) fn configured<E: GpuPairing>(
+    args: &ProveArgs,
+    ctx: &GpuContext,
+) -> Result<GpuProver<E>, BoxError> {
     ctx.set_yielding_waits(args.single_thread && !args.sequential);
-    let mut prover = GpuProver::<E>::new(&ctx)?.with_overlap(!args.sequential);
+    let mut prover = GpuProver::<E>::new(ctx)?.with_overlap(!args.sequential);
     if args.no_clock_warmup {
         prover = prover.with_clock_warmup(false);
     }
@@ -242,7 +284,7 @@ fn open_gpu<E: GpuPairing>(
     if let Some(w) = args.stream_workers {
         prover = prover.with_stream_workers(w);
     }
-    Ok((ctx, prover))
+    Ok(prover)
 }
 
 /// The first proof, what a user waits for after starting the process: proved, timed from
@@ -340,32 +382,37 @@ fn reference_proof<E: GpuPairing<ScalarField: Absorb>>(
     Ok(())
 }
 
-/// `--stream N`: N fresh circuits through the proving stream, and ark-groth16 proving them
-/// (or the first `--cpu-proofs` of them) one after the other with the same generator.
+/// A stream's circuit: the circuit, its public inputs and its seed's generator.
+type Fresh<E> = (
+    AnyCircuit<<E as ark_ec::pairing::Pairing>::ScalarField>,
+    Vec<<E as ark_ec::pairing::Pairing>::ScalarField>,
+    StdRng,
+);
+
+/// `--stream N`: the circuits through the proving stream on `lanes` (one device's prover
+/// and key, or several: `prove_stream_across`), every proof verified, and ark-groth16
+/// proving them (or the first `--cpu-proofs` of them) one after the other with the same
+/// generator where `pk` is given. The run and the proofs.
 fn stream<E: GpuPairing<ScalarField: Absorb>>(
     args: &ProveArgs,
-    prover: &GpuProver<E>,
-    prepared: &PreparedProvingKey<E>,
+    lanes: &[Lane<'_, E>],
     pk: Option<&ProvingKey<E>>,
-    shape: &AnyCircuit<E::ScalarField>,
-    pvk: &ark_groth16::PreparedVerifyingKey<E>,
-) -> Result<StreamRun, BoxError> {
-    let n = args.stream;
-    let step = Step::new(format!("{n} fresh circuits"));
-    let circuits: Vec<_> = (0..n).map(|i| fresh::<E>(shape, 1000 + i as u64)).collect();
-    step.done("");
-    let step = Step::new(format!("{n} proofs through the proving stream"));
+    circuits: &[Fresh<E>],
+) -> Result<(StreamRun, Vec<ark_groth16::Proof<E>>), BoxError> {
+    let n = circuits.len();
+    let step = Step::new(format!(
+        "{n} proofs through the proving stream on {} device(s)",
+        lanes.len()
+    ));
     let t = Instant::now();
-    let mut stream = prover.prove_stream(
-        prepared,
-        circuits.iter().map(|(c, ..)| c.clone()).collect::<Vec<_>>(),
-        StdRng::seed_from_u64(7),
-    );
+    let batch = circuits.iter().map(|(c, ..)| c.clone()).collect::<Vec<_>>();
+    let mut stream = prove_stream_across(lanes, batch, StdRng::seed_from_u64(7))?;
     let (mut proofs, mut parts) = (Vec::new(), Vec::new());
     while let Some(p) = stream.next() {
         proofs.push(p?);
         parts.extend(stream.last_timings().map(|t| (t.synthesis, t.prove)));
     }
+    let workers = stream.workers();
     drop(stream);
     let gpu = t.elapsed().as_secs_f64();
     let median = |f: fn(&(f64, f64)) -> f64| {
@@ -374,31 +421,35 @@ fn stream<E: GpuPairing<ScalarField: Absorb>>(
         v.get(v.len() / 2).copied().unwrap_or(0.0)
     };
     step.done(&format!("({:.2} proofs/s)", n as f64 / gpu));
+    let pvk = lanes[0].1.verifying_key();
     for ((_, public, _), p) in circuits.iter().zip(&proofs) {
         if !Groth16::<E>::verify_proof(pvk, p, public)? {
             return Err("a streamed proof does not verify".into());
         }
     }
     let m = pk.map_or(0, |_| args.cpu_proofs.unwrap_or(n).min(n));
-    let step = Step::new(format!("{m} ark-groth16 proofs, one after the other"));
-    let mut rng = StdRng::seed_from_u64(7);
-    let t = Instant::now();
-    for ((c, ..), p) in circuits.iter().zip(&proofs).take(m) {
-        let Some(pk) = pk else { break };
-        let want = Groth16::<E>::create_random_proof_with_reduction(c.clone(), pk, &mut rng)?;
-        if &want != p {
-            return Err("a streamed proof differs from ark-groth16's".into());
+    let mut cpu = 0.0;
+    if let (Some(pk), true) = (pk, m > 0) {
+        let step = Step::new(format!("{m} ark-groth16 proofs, one after the other"));
+        let mut rng = StdRng::seed_from_u64(7);
+        let t = Instant::now();
+        for ((c, ..), p) in circuits.iter().zip(&proofs).take(m) {
+            let want = Groth16::<E>::create_random_proof_with_reduction(c.clone(), pk, &mut rng)?;
+            if &want != p {
+                return Err("a streamed proof differs from ark-groth16's".into());
+            }
         }
+        cpu = t.elapsed().as_secs_f64();
+        step.done("");
     }
-    let cpu = t.elapsed().as_secs_f64();
-    step.done("");
-    Ok(StreamRun {
+    let run = StreamRun {
         gpu_proofs: n,
         gpu_seconds: gpu,
-        workers: prover.stream_workers(),
+        workers,
         synthesis: median(|p| p.0),
         gpu_part: median(|p| p.1),
         cpu_proofs: m,
         cpu_seconds: cpu,
-    })
+    };
+    Ok((run, proofs))
 }

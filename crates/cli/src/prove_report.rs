@@ -85,6 +85,8 @@ pub struct Report {
     runs: Vec<ProofTimings>,
     cpu_proof: f64,
     stream: Option<StreamRun>,
+    /// The same stream across this many devices.
+    across: Option<(usize, StreamRun)>,
 }
 
 impl Report {
@@ -96,6 +98,7 @@ impl Report {
             runs: Vec::new(),
             cpu_proof: 0.0,
             stream: None,
+            across: None,
         }
     }
 
@@ -124,6 +127,11 @@ impl Report {
 
     pub fn stream(&mut self, s: StreamRun) {
         self.stream = Some(s);
+    }
+
+    /// The stream's circuits proved again across `devices` devices.
+    pub fn stream_across(&mut self, devices: usize, s: StreamRun) {
+        self.across = Some((devices, s));
     }
 
     fn median(&self, f: impl Fn(&ProofTimings) -> f64) -> f64 {
@@ -223,6 +231,26 @@ impl Report {
                 secs(s.synthesis),
                 secs(s.gpu_part)
             );
+            if let Some((d, a)) = &self.across {
+                let r = a.gpu_proofs as f64 / a.gpu_seconds;
+                println!();
+                println!(
+                    "| the same {} proofs ({} synthesis threads) | one device | {d} devices | ratio |",
+                    a.gpu_proofs, a.workers
+                );
+                println!("|---|---|---|---|");
+                println!(
+                    "| **proofs per second** | {g:.2} | **{r:.2}** | **{:.2}x** |",
+                    r / g
+                );
+                println!(
+                    "| per proof, median: synthesis / GPU part | {} / {} | {} / {} | |",
+                    secs(s.synthesis),
+                    secs(s.gpu_part),
+                    secs(a.synthesis),
+                    secs(a.gpu_part)
+                );
+            }
         }
         let built: f64 = pipes.iter().map(|p| p.seconds).sum();
         println!();

@@ -41,6 +41,10 @@ pub enum ProveError {
         /// The circuit's.
         circuit: usize,
     },
+    /// A proving stream across devices was given no devices, or keys on them that are not
+    /// one proving key.
+    #[error("proving stream across devices: {0}")]
+    Lanes(String),
     /// The proving key's vectors are inconsistent with each other.
     #[error("malformed proving key: {0}")]
     MalformedKey(String),

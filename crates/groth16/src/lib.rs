@@ -42,5 +42,5 @@ pub use qap::{
     witness_map_gpu_timed, witness_map_rows_timed,
 };
 #[cfg(not(target_arch = "wasm32"))]
-pub use stream::ProofStream;
+pub use stream::{Lane, ProofStream, prove_stream_across};
 pub use synth::{Synthesized, Witness, synthesize, synthesize_matrices, synthesize_witness};

@@ -26,14 +26,16 @@ type Synthesis<F> = (Result<Synth<F>, ProveError>, f64);
 type Done<F> = (usize, Synthesis<F>);
 /// A circuit ready to prove: its synthesis, the synthesis's seconds, `r` and `s`.
 type Job2<F> = (Result<Synth<F>, ProveError>, f64, F, F);
+/// One device of a stream across devices: its prover and the key prepared on it.
+pub type Lane<'p, E> = (&'p GpuProver<E>, &'p PreparedProvingKey<E>);
 
 /// Proofs of a sequence of circuits against one [`PreparedProvingKey`], in order
 /// ([`GpuProver::prove_stream`]). An iterator of `Result<Proof<E>, ProveError>`: a circuit
 /// that fails (unsatisfied, of another key, its synthesis panicked) gives its error in its
 /// place, and the stream goes on with the next.
 ///
-/// Once the key holds its matrices, circuits are proved two at a time, on their own host
-/// threads sharing the GPU queue, so that one proof's host work and its start and end (scalar
+/// Once the key holds its matrices, circuits are proved two at a time per device (lane, see
+/// [`prove_stream_across`]), on their own host threads sharing the device's queue, so that one proof's host work and its start and end (scalar
 /// conversion, readbacks, the proof's assembly) run while the other's GPU work does. While
 /// the GPU proves circuits `k` and `k + 1`, worker threads synthesize the circuits after them
 /// (at most [`GpuProver::with_stream_workers`] ahead), and proofs `k - 2` and `k - 1` are
@@ -46,8 +48,8 @@ pub struct ProofStream<'p, E, C, I, R>
 where
     E: GpuPairing,
 {
-    prover: &'p GpuProver<E>,
-    pk: &'p PreparedProvingKey<E>,
+    /// The devices' provers and keys; the first one's verifies every proof.
+    lanes: Vec<Lane<'p, E>>,
     input: I,
     rng: R,
     jobs: Option<SyncSender<Job<C>>>,
@@ -89,7 +91,57 @@ impl<E: GpuPairing> GpuProver<E> {
         I: IntoIterator<Item = C>,
         R: RngCore + CryptoRng,
     {
-        let workers = self.stream_workers.max(1);
+        ProofStream::new(vec![(self, pk)], self.stream_workers, circuits, rng)
+    }
+}
+
+/// [`GpuProver::prove_stream`] across devices: every lane is a device's prover with the same
+/// proving key prepared on that device, and each proves two circuits at a time while the
+/// others do (whole proofs fanned out, for throughput). Proofs come in order and equal those
+/// of one device. The synthesis threads are the lanes' together, at most the host's cores.
+/// Keys that are not the same key (their verifying keys differ) are refused with
+/// [`ProveError::Lanes`]; a key that learns its matrices (or holds them already)
+/// shares them with the others.
+pub fn prove_stream_across<'p, E, C, I, R>(
+    lanes: &[Lane<'p, E>],
+    circuits: I,
+    rng: R,
+) -> Result<ProofStream<'p, E, C, I::IntoIter, R>, ProveError>
+where
+    E: GpuPairing,
+    C: ConstraintSynthesizer<E::ScalarField> + Send + 'static,
+    I: IntoIterator<Item = C>,
+    R: RngCore + CryptoRng,
+{
+    let Some((_, first)) = lanes.first() else {
+        return Err(ProveError::Lanes("no devices".into()));
+    };
+    for (k, (_, pk)) in lanes.iter().enumerate() {
+        if pk.pvk.vk != first.pvk.vk || pk.qap != first.qap || pk.num_witness != first.num_witness {
+            return Err(ProveError::Lanes(format!(
+                "the key on device {k} is not the key on device 0"
+            )));
+        }
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = lanes.iter().map(|(p, _)| p.stream_workers).sum::<usize>();
+    let stream = ProofStream::new(lanes.to_vec(), workers.min(cores), circuits, rng);
+    stream.share_matrices();
+    Ok(stream)
+}
+
+impl<'p, E: GpuPairing, C, I: Iterator<Item = C>, R> ProofStream<'p, E, C, I, R>
+where
+    C: ConstraintSynthesizer<E::ScalarField> + Send + 'static,
+{
+    /// The stream over `lanes` with `workers` synthesis threads.
+    fn new(
+        lanes: Vec<Lane<'p, E>>,
+        workers: usize,
+        circuits: impl IntoIterator<IntoIter = I>,
+        rng: R,
+    ) -> Self {
+        let workers = workers.max(1);
         let (jobs, job_rx) = sync_channel::<Job<C>>(workers);
         let (done_tx, done) = sync_channel::<Done<E::ScalarField>>(workers);
         let job_rx = Arc::new(Mutex::new(job_rx));
@@ -104,8 +156,7 @@ impl<E: GpuPairing> GpuProver<E> {
             })
             .collect::<Vec<_>>();
         ProofStream {
-            prover: self,
-            pk,
+            lanes,
             input: circuits.into_iter(),
             rng,
             jobs: Some(jobs),
@@ -118,6 +169,16 @@ impl<E: GpuPairing> GpuProver<E> {
             out: VecDeque::new(),
             pending: Vec::new(),
             last: None,
+        }
+    }
+
+    /// Gives every lane's key the matrices one of them holds.
+    fn share_matrices(&self) {
+        let known = self.lanes.iter().find_map(|(_, pk)| pk.matrices.get());
+        if let Some(m) = known {
+            for (_, pk) in &self.lanes {
+                let _ = pk.matrices.set(Arc::clone(m));
+            }
         }
     }
 }
@@ -168,6 +229,16 @@ where
         self.last
     }
 
+    /// Synthesis threads working for the stream.
+    pub fn workers(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Devices (lanes) the stream proves on.
+    pub fn devices(&self) -> usize {
+        self.lanes.len()
+    }
+
     /// Hands circuits to the workers until `lookahead` are in flight. Until the key holds
     /// its matrices, circuits are synthesized with them (the first proof that verifies
     /// teaches the key).
@@ -178,7 +249,7 @@ where
                 self.jobs = None;
                 return;
             };
-            let with_matrices = self.pk.matrices().is_none();
+            let with_matrices = self.lanes[0].1.matrices().is_none();
             if jobs.send((self.sent, circuit, with_matrices)).is_err() {
                 self.jobs = None;
                 return;
@@ -236,17 +307,20 @@ where
                 self.last = Some(timings);
                 return Some(result);
             }
-            // Two circuits at a time once the key knows its matrices (before, the first proof
-            // teaches them and is checked before the next one starts).
+            // Two circuits per device at a time once the key knows its matrices (before, the
+            // first proof teaches them and is checked before the next one starts).
             let mut jobs: Vec<_> = self.take_job().into_iter().collect();
-            if self.pk.matrices().is_some() && !jobs.is_empty() {
-                jobs.extend(self.take_job());
+            if self.lanes[0].1.matrices().is_some() && !jobs.is_empty() {
+                for _ in 1..2 * self.lanes.len() {
+                    jobs.extend(self.take_job());
+                }
             }
             let pending = std::mem::take(&mut self.pending);
             if jobs.is_empty() && pending.is_empty() {
                 return None;
             }
-            let (prover, pk) = (self.prover, self.pk);
+            let lanes = &self.lanes;
+            let (prover, pk) = lanes[0];
             let finish = |(u, secs): (Result<Unchecked<E>, ProveError>, f64)| match u
                 .and_then(|u| prover.finish(pk, u))
             {
@@ -257,7 +331,9 @@ where
                 }
                 Err(e) => (Err(e), ProofTimings::default()),
             };
-            let prove = |(syn, secs, r, s): Job2<E::ScalarField>| {
+            // Job `j` runs on lane `j mod lanes`.
+            let prove = |(j, (syn, secs, r, s)): (usize, Job2<E::ScalarField>)| {
+                let (prover, pk) = lanes[j % lanes.len()];
                 let u = syn.and_then(|syn| {
                     prover
                         .prove_unchecked(pk, syn, None, (r, s), prover.overlap)
@@ -265,17 +341,17 @@ where
                 });
                 (u, secs)
             };
-            // The next proofs' GPU work on this thread and one beside it, the last ones'
-            // self-checks on a third.
+            // The next proofs' GPU work on this thread and one beside it per job, the last
+            // ones' self-checks on another.
             let (checked, proved) = std::thread::scope(|scope| {
                 let check = (!pending.is_empty()).then(|| {
                     scope.spawn(move || pending.into_iter().map(finish).collect::<Vec<_>>())
                 });
-                let mut jobs = jobs.into_iter();
+                let mut jobs = jobs.into_iter().enumerate();
                 let first = jobs.next();
-                let second = jobs.next().map(|job| scope.spawn(move || prove(job)));
+                let others: Vec<_> = jobs.map(|job| scope.spawn(move || prove(job))).collect();
                 let mut proved: Vec<_> = first.map(prove).into_iter().collect();
-                proved.extend(second.map(joined));
+                proved.extend(others.into_iter().map(joined));
                 (check.map(joined).unwrap_or_default(), proved)
             });
             if !proved.is_empty() {
@@ -289,6 +365,7 @@ where
                     let done = self.pending.drain(..).map(finish).collect::<Vec<_>>();
                     self.out.extend(done);
                     self.out.push_back(finish((u, secs)));
+                    self.share_matrices();
                 } else {
                     self.pending.push((u, secs));
                 }

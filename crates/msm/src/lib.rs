@@ -17,7 +17,8 @@
 //! (preparing, folding), `scalars`, `shape` (what follows from size and config), `scratch`
 //! (working buffers and uniforms), `params` (the uniforms' Rust side), `record` (pipelines,
 //! bind groups, passes), `engine` (plan -> record -> submit -> finish), `combine` (the host's
-//! part), `stored` (prepared bases to and from disk).
+//! part), `stored` (prepared bases to and from disk), and natively `multi` ([`MultiMsm`]:
+//! one MSM split across the devices of a `zkgpu_runtime::DeviceSet`).
 
 mod bases;
 mod budget;
@@ -25,6 +26,8 @@ mod combine;
 mod config;
 mod digits;
 mod engine;
+#[cfg(not(target_arch = "wasm32"))]
+mod multi;
 mod params;
 mod record;
 mod request;
@@ -47,6 +50,8 @@ pub use config::{
 };
 pub use digits::{signed_digits, window_count};
 pub use engine::GpuMsm;
+#[cfg(not(target_arch = "wasm32"))]
+pub use multi::{MultiMsm, MultiOutput, SplitBases};
 pub use request::{MsmOutput, MsmRequest, MsmScalars};
 pub use scalars::{PreparedScalars, ScalarSlice};
 pub use stored::{BasesLayout, StoredFold};

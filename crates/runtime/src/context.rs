@@ -32,6 +32,10 @@ pub struct ContextOptions {
     /// (`ZKGPU_PIPELINE_CACHE`; Vulkan only, native only): pipelines compiled by an earlier
     /// process are then loaded, not compiled. [`GpuContext::save_pipeline_cache`] writes it.
     pub pipeline_cache_dir: Option<std::path::PathBuf>,
+    /// The adapter at this place of the list wgpu enumerates on `backends` (the numbers
+    /// `zkgpu info` prints), before `adapter_name` and the type preference; set by
+    /// [`crate::DeviceSet`] for each device it opens. `None`: pick by name and type.
+    pub adapter_index: Option<usize>,
 }
 
 impl Default for ContextOptions {
@@ -41,6 +45,7 @@ impl Default for ContextOptions {
             backends: wgpu::Backends::all(),
             limits: LimitsChoice::Adapter,
             pipeline_cache_dir: None,
+            adapter_index: None,
         }
     }
 }
@@ -190,7 +195,7 @@ pub struct ContextState {
 
 /// Orders adapter types by preference: discrete first, software last.
 #[cfg(not(target_arch = "wasm32"))]
-fn type_rank(t: wgpu::DeviceType) -> u8 {
+pub(crate) fn type_rank(t: wgpu::DeviceType) -> u8 {
     match t {
         wgpu::DeviceType::DiscreteGpu => 0,
         wgpu::DeviceType::IntegratedGpu => 1,
@@ -371,8 +376,20 @@ impl GpuContext {
         instance: &wgpu::Instance,
         opts: &ContextOptions,
     ) -> Result<wgpu::Adapter> {
-        let all = instance.enumerate_adapters(opts.backends).await;
+        let mut all = instance.enumerate_adapters(opts.backends).await;
         let seen: Vec<wgpu::AdapterInfo> = all.iter().map(wgpu::Adapter::get_info).collect();
+        if let Some(i) = opts.adapter_index {
+            if i >= all.len() {
+                return Err(GpuError::NoAdapter {
+                    hint: format!(
+                        "no adapter {i}: {} adapter(s) on backends {:?} (`zkgpu info` lists them)",
+                        all.len(),
+                        opts.backends
+                    ),
+                });
+            }
+            return Ok(all.swap_remove(i));
+        }
         let wanted = opts.adapter_name.as_ref().map(|n| n.to_lowercase());
         all.into_iter()
             .filter(|a| match &wanted {

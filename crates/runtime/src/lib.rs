@@ -1,5 +1,6 @@
-//! The GPU runtime of zkgpu: one [`GpuContext`] (adapter selection, device, pipeline cache,
-//! buffers, uploads and readback, [`PassTimer`] for timestamped passes) and typed errors:
+//! The GPU runtime of zkgpu: one [`GpuContext`] per device (adapter selection, device,
+//! pipeline cache, buffers, uploads and readback, [`PassTimer`] for timestamped passes),
+//! natively a `DeviceSet` of every device of a host, and typed errors:
 //! plumbing only; the engines (`zkgpu-kernels`, `zkgpu-msm`, `zkgpu-ntt`) stand above it.
 //!
 //! Async at its core so the same code runs on `wasm32` (WebGPU); native callers wait
@@ -9,6 +10,8 @@
 mod block;
 mod buffers;
 mod context;
+#[cfg(not(target_arch = "wasm32"))]
+mod devices;
 mod error;
 #[cfg(not(target_arch = "wasm32"))]
 mod pipeline_cache;
@@ -20,6 +23,8 @@ mod upload;
 #[cfg(not(target_arch = "wasm32"))]
 pub use block::BlockOn;
 pub use context::{ContextId, ContextOptions, GpuContext, LimitsChoice, grid};
+#[cfg(not(target_arch = "wasm32"))]
+pub use devices::{DeviceChoice, DeviceSet};
 pub use error::{GpuError, Result};
 pub use pipelines::{Checks, Pipeline, PipelineTiming, dispatch};
 pub use readback::PendingReadback;

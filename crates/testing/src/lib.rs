@@ -15,7 +15,7 @@ use ark_std::UniformRand;
 use ark_std::rand::Rng;
 use rayon::prelude::*;
 use zkgpu_curves::GpuCurve;
-use zkgpu_runtime::GpuContext;
+use zkgpu_runtime::{ContextOptions, DeviceChoice, DeviceSet, GpuContext};
 
 /// A new context from the environment; panics with the runtime's error (and its hint) when
 /// there is no adapter.
@@ -39,6 +39,32 @@ pub fn shared_context() -> &'static GpuContext {
 pub fn shared_contexts() -> &'static [GpuContext; 2] {
     static CTX: OnceLock<[GpuContext; 2]> = OnceLock::new();
     CTX.get_or_init(|| [new_context(), new_context()])
+}
+
+/// A device set of two contexts on the adapter the environment picks, shared by every test
+/// of this binary, opened as `--devices adapters:I,I` opens them: for tests of work split
+/// across devices on a machine with one adapter (lavapipe in CI).
+pub fn shared_device_pair() -> &'static DeviceSet {
+    static SET: OnceLock<DeviceSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        let opts = ContextOptions::from_env().unwrap_or_else(|e| panic!("{e}"));
+        let index = env_adapter_index(&opts);
+        DeviceSet::open_blocking(opts, &DeviceChoice::Indices(vec![index, index]))
+            .unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+/// The place in wgpu's adapter list of the adapter the environment picks.
+pub fn env_adapter_index(opts: &ContextOptions) -> usize {
+    let picked = shared_context().info().clone();
+    let adapters = pollster::block_on(GpuContext::adapters(opts.backends));
+    adapters
+        .iter()
+        .position(|(a, _)| {
+            (a.name.as_str(), a.backend, a.device)
+                == (picked.name.as_str(), picked.backend, picked.device)
+        })
+        .unwrap_or_else(|| panic!("adapter {} not in wgpu's list", picked.name))
 }
 
 /// Three engines made by `make`, each with its context's index in [`shared_contexts`]: 0 and
