@@ -26,6 +26,12 @@ type Synthesis<F> = (Result<Synth<F>, ProveError>, f64);
 type Done<F> = (usize, Synthesis<F>);
 /// A circuit ready to prove: its synthesis, the synthesis's seconds, `r` and `s`.
 type Job2<F> = (Result<Synth<F>, ProveError>, f64, F, F);
+/// A proof made, its self-check not yet run, and its synthesis's seconds.
+type Proved<E> = (Result<Unchecked<E>, ProveError>, f64);
+/// Circuits proved at a time per device.
+const SLOTS: usize = 2;
+/// Circuits per slot in a round of a stream: the round's end waits for its slowest proof.
+const ROUND_PER_SLOT: usize = 3;
 /// One device of a stream across devices: its prover and the key prepared on it.
 pub type Lane<'p, E> = (&'p GpuProver<E>, &'p PreparedProvingKey<E>);
 
@@ -34,13 +40,14 @@ pub type Lane<'p, E> = (&'p GpuProver<E>, &'p PreparedProvingKey<E>);
 /// that fails (unsatisfied, of another key, its synthesis panicked) gives its error in its
 /// place, and the stream goes on with the next.
 ///
-/// Once the key holds its matrices, circuits are proved two at a time per device (lane, see
-/// [`prove_stream_across`]), on their own host threads sharing the device's queue, so that one proof's host work and its start and end (scalar
-/// conversion, readbacks, the proof's assembly) run while the other's GPU work does. While
-/// the GPU proves circuits `k` and `k + 1`, worker threads synthesize the circuits after them
-/// (at most [`GpuProver::with_stream_workers`] ahead), and proofs `k - 2` and `k - 1` are
-/// verified (the self-check of [`GpuProver::with_verification`]) on another thread; they are
-/// returned then.
+/// Once the key holds its matrices, circuits are proved in rounds, two at a time per device
+/// (lane, see [`prove_stream_across`]) on their own host threads sharing the device's queue,
+/// so that one proof's host work and its start and end (scalar conversion, readbacks, the
+/// proof's assembly) run while the other's GPU work does; a thread that finishes a proof
+/// takes the round's next circuit at once. While the GPUs prove a round, worker threads
+/// synthesize the circuits after it (at most [`GpuProver::with_stream_workers`] ahead), and
+/// the last round's proofs are verified (the self-check of
+/// [`GpuProver::with_verification`]) on another thread; they are returned then.
 /// `r` and `s` are drawn from the stream's generator in order, so a seeded generator gives
 /// the proofs ark-groth16 gives for the same circuits one after the other. Dropping the
 /// stream stops the workers after their current synthesis.
@@ -63,7 +70,7 @@ where
     out: VecDeque<(Result<Proof<E>, ProveError>, ProofTimings)>,
     /// The last proofs made or failed (after everything in `out`, in order), their
     /// self-checks not yet run, and their syntheses' seconds.
-    pending: Vec<(Result<Unchecked<E>, ProveError>, f64)>,
+    pending: Vec<Proved<E>>,
     last: Option<ProofTimings>,
 }
 
@@ -273,6 +280,55 @@ where
         Some((syn, secs, r, s))
     }
 
+    /// Whether a circuit is left to prove.
+    fn has_jobs(&mut self) -> bool {
+        self.top_up();
+        self.next < self.sent
+    }
+
+    /// Proves up to `count` circuits in order: this thread hands each to the slot threads
+    /// (two per device, or one for a round of one) as its synthesis completes, and a slot
+    /// takes the next one as soon as it is free, so no device waits for another's proofs
+    /// within the round. The results in circuit order.
+    fn prove_round(&mut self, count: usize) -> Vec<Proved<E>> {
+        let lanes = self.lanes.clone();
+        let slots = if count == 1 { 1 } else { SLOTS * lanes.len() };
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Job2<E::ScalarField>)>();
+        let rx = Mutex::new(rx);
+        let mut proved = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..slots)
+                .map(|slot| {
+                    let ((prover, pk), rx) = (lanes[slot % lanes.len()], &rx);
+                    scope.spawn(move || {
+                        let mut out = Vec::new();
+                        loop {
+                            let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                            let Ok((j, (syn, secs, r, s))) = job else {
+                                return out;
+                            };
+                            let u = syn.and_then(|syn| {
+                                prover
+                                    .prove_unchecked(pk, syn, None, (r, s), prover.overlap)
+                                    .block_on()
+                            });
+                            out.push((j, (u, secs)));
+                        }
+                    })
+                })
+                .collect();
+            for j in 0..count {
+                let Some(job) = self.take_job() else { break };
+                if tx.send((j, job)).is_err() {
+                    break;
+                }
+            }
+            drop(tx);
+            handles.into_iter().flat_map(joined).collect::<Vec<_>>()
+        });
+        proved.sort_by_key(|(j, _)| *j);
+        proved.into_iter().map(|(_, p)| p).collect()
+    }
+
     /// The synthesis of circuit `self.next`, waiting for it.
     fn take_next(&mut self) -> Synthesis<E::ScalarField> {
         loop {
@@ -307,20 +363,15 @@ where
                 self.last = Some(timings);
                 return Some(result);
             }
-            // Two circuits per device at a time once the key knows its matrices (before, the
-            // first proof teaches them and is checked before the next one starts).
-            let mut jobs: Vec<_> = self.take_job().into_iter().collect();
-            if self.lanes[0].1.matrices().is_some() && !jobs.is_empty() {
-                for _ in 1..2 * self.lanes.len() {
-                    jobs.extend(self.take_job());
-                }
-            }
+            // Once the key knows its matrices, rounds of several circuits per device (before,
+            // the first proof teaches them and is checked before the next one starts).
+            let count = if self.lanes[0].1.matrices().is_some() {
+                SLOTS * ROUND_PER_SLOT * self.lanes.len()
+            } else {
+                1
+            };
             let pending = std::mem::take(&mut self.pending);
-            if jobs.is_empty() && pending.is_empty() {
-                return None;
-            }
-            let lanes = &self.lanes;
-            let (prover, pk) = lanes[0];
+            let (prover, pk) = self.lanes[0];
             let finish = |(u, secs): (Result<Unchecked<E>, ProveError>, f64)| match u
                 .and_then(|u| prover.finish(pk, u))
             {
@@ -331,27 +382,15 @@ where
                 }
                 Err(e) => (Err(e), ProofTimings::default()),
             };
-            // Job `j` runs on lane `j mod lanes`.
-            let prove = |(j, (syn, secs, r, s)): (usize, Job2<E::ScalarField>)| {
-                let (prover, pk) = lanes[j % lanes.len()];
-                let u = syn.and_then(|syn| {
-                    prover
-                        .prove_unchecked(pk, syn, None, (r, s), prover.overlap)
-                        .block_on()
-                });
-                (u, secs)
-            };
-            // The next proofs' GPU work on this thread and one beside it per job, the last
-            // ones' self-checks on another.
+            if pending.is_empty() && !self.has_jobs() {
+                return None;
+            }
+            // The last round's self-checks on one thread while this round proves.
             let (checked, proved) = std::thread::scope(|scope| {
                 let check = (!pending.is_empty()).then(|| {
                     scope.spawn(move || pending.into_iter().map(finish).collect::<Vec<_>>())
                 });
-                let mut jobs = jobs.into_iter().enumerate();
-                let first = jobs.next();
-                let others: Vec<_> = jobs.map(|job| scope.spawn(move || prove(job))).collect();
-                let mut proved: Vec<_> = first.map(prove).into_iter().collect();
-                proved.extend(others.into_iter().map(joined));
+                let proved = self.prove_round(count);
                 (check.map(joined).unwrap_or_default(), proved)
             });
             if !proved.is_empty() {

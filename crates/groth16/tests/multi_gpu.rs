@@ -7,31 +7,12 @@
 
 mod common;
 
-use ark_ff::{UniformRand, Zero};
-use ark_groth16::{Groth16, ProvingKey};
+use ark_ff::UniformRand;
+use ark_groth16::Groth16;
 use ark_std::rand::{RngCore, SeedableRng, rngs::StdRng};
-use common::Chain;
 use zkgpu_groth16::{GpuPairing, GpuProver, ProveError, prove_stream_across};
 use zkgpu_runtime::GpuError;
 use zkgpu_testing::shared_device_pair as devices;
-
-fn setup<E: GpuPairing>(circuit: &Chain<E::ScalarField>, rng: &mut StdRng) -> ProvingKey<E> {
-    Groth16::<E>::generate_random_parameters_with_reduction(circuit.clone(), rng).unwrap()
-}
-
-/// Chains of 100 steps with one extra public input; circuit 2 has a zero start.
-fn chains<E: GpuPairing>(n: usize, rng: &mut StdRng) -> Vec<Chain<E::ScalarField>> {
-    (0..n)
-        .map(|k| {
-            let x = if k == 2 {
-                E::ScalarField::zero()
-            } else {
-                E::ScalarField::rand(rng)
-            };
-            Chain::new(x, 100, vec![E::ScalarField::rand(rng)])
-        })
-        .collect()
-}
 
 /// A prover on each device of the pair.
 fn provers<E: GpuPairing>() -> Vec<GpuProver<E>> {
@@ -49,9 +30,9 @@ fn provers<E: GpuPairing>() -> Vec<GpuProver<E>> {
 fn across_equals_arkworks<E: GpuPairing>(seed: u64, teach: bool) {
     let provers = provers::<E>();
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut circuits = chains::<E>(7, &mut rng);
+    let mut circuits = common::chains(7, 100, &mut rng);
     circuits[4].corrupt = Some(3);
-    let pk = setup::<E>(&circuits[0], &mut rng);
+    let pk = common::setup::<E>(&circuits[0], &mut rng);
     let first = provers[0].prepare(&pk).unwrap();
     let second = if teach {
         provers[1].prepare_for(&pk, circuits[0].clone()).unwrap()
@@ -102,14 +83,14 @@ fn no_devices_other_keys_and_wrong_devices_are_refused() {
     type E = ark_bls12_381::Bls12_381;
     let provers = provers::<E>();
     let mut rng = StdRng::seed_from_u64(43);
-    let circuits = chains::<E>(2, &mut rng);
+    let circuits = common::chains(2, 100, &mut rng);
     let none: [zkgpu_groth16::Lane<'_, E>; 0] = [];
     assert!(matches!(
         prove_stream_across(&none, circuits.clone(), StdRng::seed_from_u64(1)),
         Err(ProveError::Lanes(_))
     ));
-    let pk = setup::<E>(&circuits[0], &mut rng);
-    let other_pk = setup::<E>(&circuits[0], &mut rng);
+    let pk = common::setup::<E>(&circuits[0], &mut rng);
+    let other_pk = common::setup::<E>(&circuits[0], &mut rng);
     let a = provers[0].prepare_for(&pk, circuits[0].clone()).unwrap();
     let b = provers[1]
         .prepare_for(&other_pk, circuits[0].clone())
@@ -122,21 +103,28 @@ fn no_devices_other_keys_and_wrong_devices_are_refused() {
         ),
         Err(ProveError::Lanes(_))
     ));
-    // The key of device 0 on device 1's prover: each proof there is a typed error.
+    // Keys on the wrong devices (device 0's key with device 1's prover and the reverse):
+    // every proof is a typed error, never a wrong proof; the right lanes then prove.
     let b = provers[1].prepare(&pk).unwrap();
-    let lanes = [(&provers[0], &a), (&provers[1], &a), (&provers[0], &b)];
-    let got: Vec<_> =
-        prove_stream_across(&lanes, chains::<E>(6, &mut rng), StdRng::seed_from_u64(2))
-            .unwrap()
-            .collect();
+    let crossed = [(&provers[1], &a), (&provers[0], &b)];
+    let got: Vec<_> = prove_stream_across(
+        &crossed,
+        common::chains(5, 100, &mut rng),
+        StdRng::seed_from_u64(2),
+    )
+    .unwrap()
+    .collect();
+    assert_eq!(got.len(), 5);
     for (k, g) in got.iter().enumerate() {
-        if k % 3 == 0 {
-            assert!(g.is_ok(), "proof {k}: {g:?}");
-        } else {
-            assert!(
-                matches!(g, Err(ProveError::Gpu(GpuError::ForeignContext { .. }))),
-                "proof {k}: {g:?}"
-            );
-        }
+        assert!(
+            matches!(g, Err(ProveError::Gpu(GpuError::ForeignContext { .. }))),
+            "proof {k}: {g:?}"
+        );
     }
+    let right = [(&provers[0], &a), (&provers[1], &b)];
+    let circuits = common::chains(3, 100, &mut rng);
+    let got: Vec<_> = prove_stream_across(&right, circuits, StdRng::seed_from_u64(3))
+        .unwrap()
+        .collect();
+    assert!(got.iter().all(Result::is_ok), "{got:?}");
 }

@@ -7,31 +7,13 @@
 
 mod common;
 
-use ark_ff::{UniformRand, Zero};
-use ark_groth16::{Groth16, ProvingKey};
+use ark_ff::UniformRand;
+use ark_groth16::Groth16;
 use ark_relations::gr1cs::ConstraintSynthesizer;
 use ark_std::rand::{RngCore, SeedableRng, rngs::StdRng};
 use common::Chain;
 use zkgpu_groth16::{GpuPairing, GpuProver, ProveError};
 use zkgpu_testing::new_context as context;
-
-fn setup<E: GpuPairing>(circuit: &Chain<E::ScalarField>, rng: &mut StdRng) -> ProvingKey<E> {
-    Groth16::<E>::generate_random_parameters_with_reduction(circuit.clone(), rng).unwrap()
-}
-
-/// Circuits of one shape: chains of 120 steps with one extra public input.
-fn chains<E: GpuPairing>(n: usize, rng: &mut StdRng) -> Vec<Chain<E::ScalarField>> {
-    (0..n)
-        .map(|k| {
-            let x = if k == 2 {
-                E::ScalarField::zero()
-            } else {
-                E::ScalarField::rand(rng)
-            };
-            Chain::new(x, 120, vec![E::ScalarField::rand(rng)])
-        })
-        .collect()
-}
 
 /// A stream of several circuits, one of them unsatisfied, against a key that learns its
 /// matrices from the stream's first proof: every proof equals ark-groth16's for the same
@@ -40,9 +22,9 @@ fn stream_equals_arkworks<E: GpuPairing>(seed: u64) {
     let ctx = context();
     let prover = GpuProver::<E>::new(&ctx).unwrap().with_stream_workers(2);
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut circuits = chains::<E>(6, &mut rng);
+    let mut circuits = common::chains(6, 120, &mut rng);
     circuits[3].corrupt = Some(5);
-    let pk = setup::<E>(&circuits[0], &mut rng);
+    let pk = common::setup::<E>(&circuits[0], &mut rng);
     let prepared = prover.prepare(&pk).unwrap();
     assert!(prepared.matrices().is_none());
     let stream_seed = rng.next_u64();
@@ -94,8 +76,8 @@ fn stream_empty_and_dropped() {
     let ctx = context();
     let prover = GpuProver::<E>::new(&ctx).unwrap().with_stream_workers(3);
     let mut rng = StdRng::seed_from_u64(33);
-    let circuits = chains::<E>(5, &mut rng);
-    let pk = setup::<E>(&circuits[0], &mut rng);
+    let circuits = common::chains(5, 120, &mut rng);
+    let pk = common::setup::<E>(&circuits[0], &mut rng);
     let prepared = prover.prepare_for(&pk, circuits[0].clone()).unwrap();
     let mut none = prover.prove_stream(&prepared, Vec::<Chain<_>>::new(), &mut rng);
     assert!(none.next().is_none());
@@ -134,8 +116,8 @@ fn stream_survives_a_panicking_circuit() {
     let ctx = context();
     let prover = GpuProver::<E>::new(&ctx).unwrap().with_stream_workers(2);
     let mut rng = StdRng::seed_from_u64(34);
-    let circuits = chains::<E>(3, &mut rng);
-    let pk = setup::<E>(&circuits[0], &mut rng);
+    let circuits = common::chains(3, 120, &mut rng);
+    let pk = common::setup::<E>(&circuits[0], &mut rng);
     let prepared = prover.prepare_for(&pk, circuits[0].clone()).unwrap();
     let items = vec![
         MaybePanics(Some(circuits[0].clone())),
@@ -155,7 +137,7 @@ fn witness_only<E: GpuPairing>(seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
     let extra = vec![E::ScalarField::rand(&mut rng)];
     let circuit = Chain::new(E::ScalarField::rand(&mut rng), 60, extra.clone());
-    let pk = setup::<E>(&circuit, &mut rng);
+    let pk = common::setup::<E>(&circuit, &mut rng);
     let rand = |rng: &mut StdRng| E::ScalarField::rand(rng);
 
     // Matrices from setup mode: the first proof is witness-only and equals arkworks'.
@@ -272,8 +254,8 @@ fn stream_checks_every_proof() {
     let ctx = context();
     let prover = GpuProver::<E>::new(&ctx).unwrap().with_stream_workers(2);
     let mut rng = StdRng::seed_from_u64(37);
-    let circuits = chains::<E>(3, &mut rng);
-    let pk = setup::<E>(&circuits[0], &mut rng);
+    let circuits = common::chains(3, 120, &mut rng);
+    let pk = common::setup::<E>(&circuits[0], &mut rng);
     let mut other = circuits[1].clone();
     other.offset = 2;
     let wrong = prover.prepare_for(&pk, other.clone()).unwrap();

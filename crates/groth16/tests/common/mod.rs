@@ -73,3 +73,27 @@ impl<F: PrimeField> ConstraintSynthesizer<F> for Chain<F> {
         Ok(())
     }
 }
+
+/// ark-groth16's key for `circuit`'s shape.
+pub fn setup<E: ark_ec::pairing::Pairing>(
+    circuit: &Chain<E::ScalarField>,
+    rng: &mut ark_std::rand::rngs::StdRng,
+) -> ark_groth16::ProvingKey<E> {
+    ark_groth16::Groth16::<E>::generate_random_parameters_with_reduction(circuit.clone(), rng)
+        .expect("setup")
+}
+
+/// `n` circuits of one shape: chains of `steps` steps with one extra public input; circuit 2
+/// starts from zero.
+pub fn chains<F: PrimeField>(
+    n: usize,
+    steps: usize,
+    rng: &mut ark_std::rand::rngs::StdRng,
+) -> Vec<Chain<F>> {
+    (0..n)
+        .map(|k| {
+            let x = if k == 2 { F::zero() } else { F::rand(rng) };
+            Chain::new(x, steps, vec![F::rand(rng)])
+        })
+        .collect()
+}
