@@ -14,7 +14,7 @@ use super::{BoxError, MsmArgs, arkworks, config_of, prepare_folded, row_ms, scal
 use super::{timed_runs, verdict};
 
 /// Points of the sample that measures the devices' speeds.
-const SAMPLE: usize = 1 << 18;
+const SAMPLE: usize = 1 << 19;
 
 pub(super) fn run_split<C: GpuCurve>(set: &DeviceSet, args: &MsmArgs) -> Result<bool, BoxError>
 where
@@ -40,7 +40,7 @@ where
         set.len(),
         sample.trailing_zeros()
     );
-    let weights = multi.calibrate(&bases[..sample], &scalars[..sample], warmup, 3)?;
+    let weights = multi.calibrate(&bases[..sample], &scalars[..sample], warmup, 5)?;
     let folds = match args.folds {
         0 => multi.folds_in_one_part(n),
         f => f,
