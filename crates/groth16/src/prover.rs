@@ -116,7 +116,7 @@ pub struct GpuProver<E: GpuPairing> {
     pub(crate) g2: GpuMsm<E::GpuG2>,
     verify: bool,
     pub(crate) overlap: bool,
-    warm_clock: bool,
+    pub(crate) warm_clock: bool,
     fold: Option<bool>,
     pub(crate) stream_workers: usize,
     /// The witness map's sparse products run on their own thread pool (as many threads as

@@ -28,10 +28,13 @@ type Done<F> = (usize, Synthesis<F>);
 type Job2<F> = (Result<Synth<F>, ProveError>, f64, F, F);
 /// A proof made, its self-check not yet run, and its synthesis's seconds.
 type Proved<E> = (Result<Unchecked<E>, ProveError>, f64);
+/// A proof checked (or its error) and where its time went.
+type Checked<E> = (Result<Proof<E>, ProveError>, ProofTimings);
 /// Circuits proved at a time per device.
 const SLOTS: usize = 2;
-/// Circuits per slot in a round of a stream: the round's end waits for its slowest proof.
-const ROUND_PER_SLOT: usize = 3;
+/// Circuits per slot in a round of a stream: the round's end waits for its slowest proof,
+/// and proofs are returned once their round is done.
+const ROUND_PER_SLOT: usize = 8;
 /// One device of a stream across devices: its prover and the key prepared on it.
 pub type Lane<'p, E> = (&'p GpuProver<E>, &'p PreparedProvingKey<E>);
 
@@ -44,10 +47,10 @@ pub type Lane<'p, E> = (&'p GpuProver<E>, &'p PreparedProvingKey<E>);
 /// (lane, see [`prove_stream_across`]) on their own host threads sharing the device's queue,
 /// so that one proof's host work and its start and end (scalar conversion, readbacks, the
 /// proof's assembly) run while the other's GPU work does; a thread that finishes a proof
-/// takes the round's next circuit at once. While the GPUs prove a round, worker threads
-/// synthesize the circuits after it (at most [`GpuProver::with_stream_workers`] ahead), and
-/// the last round's proofs are verified (the self-check of
-/// [`GpuProver::with_verification`]) on another thread; they are returned then.
+/// takes the round's next circuit at once. Each proof is verified (the self-check of
+/// [`GpuProver::with_verification`]) on another thread as it arrives, and returned once its
+/// round is done. Worker threads synthesize circuits ahead (at most
+/// [`GpuProver::with_stream_workers`]).
 /// `r` and `s` are drawn from the stream's generator in order, so a seeded generator gives
 /// the proofs ark-groth16 gives for the same circuits one after the other. Dropping the
 /// stream stops the workers after their current synthesis.
@@ -67,10 +70,7 @@ where
     lookahead: usize,
     workers: Vec<JoinHandle<()>>,
     /// Results ready to return, in order.
-    out: VecDeque<(Result<Proof<E>, ProveError>, ProofTimings)>,
-    /// The last proofs made or failed (after everything in `out`, in order), their
-    /// self-checks not yet run, and their syntheses' seconds.
-    pending: Vec<Proved<E>>,
+    out: VecDeque<Checked<E>>,
     last: Option<ProofTimings>,
 }
 
@@ -174,7 +174,6 @@ where
             lookahead: workers.len().max(1),
             workers,
             out: VecDeque::new(),
-            pending: Vec::new(),
             last: None,
         }
     }
@@ -289,44 +288,85 @@ where
     /// Proves up to `count` circuits in order: this thread hands each to the slot threads
     /// (two per device, or one for a round of one) as its synthesis completes, and a slot
     /// takes the next one as soon as it is free, so no device waits for another's proofs
-    /// within the round. The results in circuit order.
-    fn prove_round(&mut self, count: usize) -> Vec<Proved<E>> {
+    /// within the round; another thread runs each proof's self-check as it arrives (a
+    /// proof that verifies teaches the key its matrices). The results in circuit order.
+    fn prove_round(&mut self, count: usize) -> Vec<Checked<E>> {
         let lanes = self.lanes.clone();
+        let (prover, pk) = lanes[0];
+        let finish = move |(u, secs): Proved<E>| match u.and_then(|u| prover.finish(pk, u)) {
+            Ok((proof, mut t)) => {
+                t.synthesis = secs;
+                t.total = t.prove + t.verify;
+                (Ok(proof), t)
+            }
+            Err(e) => (Err(e), ProofTimings::default()),
+        };
+        let (proved_tx, proved_rx) = std::sync::mpsc::channel::<(usize, Proved<E>)>();
         let slots = if count == 1 { 1 } else { SLOTS * lanes.len() };
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Job2<E::ScalarField>)>();
         let rx = Mutex::new(rx);
-        let mut proved = std::thread::scope(|scope| {
+        // While the round's first circuit is still being synthesized (the stream's start),
+        // the idle devices run small NTTs so that their clocks are up when it arrives.
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let warm = !self.next_is_ready();
+        let mut checked = std::thread::scope(|scope| {
+            for (prover, _) in lanes.iter().filter(|(p, _)| warm && p.warm_clock) {
+                let stop = &stop;
+                scope.spawn(move || prover.warm_clock_until(stop));
+            }
+            let checker = scope.spawn(move || {
+                proved_rx
+                    .into_iter()
+                    .map(|(j, p)| (j, finish(p)))
+                    .collect::<Vec<_>>()
+            });
             let handles: Vec<_> = (0..slots)
                 .map(|slot| {
                     let ((prover, pk), rx) = (lanes[slot % lanes.len()], &rx);
+                    let proved_tx = proved_tx.clone();
                     scope.spawn(move || {
-                        let mut out = Vec::new();
                         loop {
                             let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
                             let Ok((j, (syn, secs, r, s))) = job else {
-                                return out;
+                                return;
                             };
                             let u = syn.and_then(|syn| {
                                 prover
                                     .prove_unchecked(pk, syn, None, (r, s), prover.overlap)
                                     .block_on()
                             });
-                            out.push((j, (u, secs)));
+                            if proved_tx.send((j, (u, secs))).is_err() {
+                                return;
+                            }
                         }
                     })
                 })
                 .collect();
+            drop(proved_tx);
             for j in 0..count {
-                let Some(job) = self.take_job() else { break };
+                let job = self.take_job();
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                let Some(job) = job else { break };
                 if tx.send((j, job)).is_err() {
                     break;
                 }
             }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
             drop(tx);
-            handles.into_iter().flat_map(joined).collect::<Vec<_>>()
+            handles.into_iter().for_each(joined);
+            joined(checker)
         });
-        proved.sort_by_key(|(j, _)| *j);
-        proved.into_iter().map(|(_, p)| p).collect()
+        checked.sort_by_key(|(j, _)| *j);
+        checked.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// Whether circuit `self.next`'s synthesis is done (or nothing is left), without
+    /// waiting.
+    fn next_is_ready(&mut self) -> bool {
+        while let Ok((k, done)) = self.done.try_recv() {
+            self.ready.insert(k, done);
+        }
+        self.next == self.sent || self.ready.contains_key(&self.next)
     }
 
     /// The synthesis of circuit `self.next`, waiting for it.
@@ -365,50 +405,18 @@ where
             }
             // Once the key knows its matrices, rounds of several circuits per device (before,
             // the first proof teaches them and is checked before the next one starts).
+            if !self.has_jobs() {
+                return None;
+            }
             let count = if self.lanes[0].1.matrices().is_some() {
                 SLOTS * ROUND_PER_SLOT * self.lanes.len()
             } else {
                 1
             };
-            let pending = std::mem::take(&mut self.pending);
-            let (prover, pk) = self.lanes[0];
-            let finish = |(u, secs): (Result<Unchecked<E>, ProveError>, f64)| match u
-                .and_then(|u| prover.finish(pk, u))
-            {
-                Ok((proof, mut t)) => {
-                    t.synthesis = secs;
-                    t.total = t.prove + t.verify;
-                    (Ok(proof), t)
-                }
-                Err(e) => (Err(e), ProofTimings::default()),
-            };
-            if pending.is_empty() && !self.has_jobs() {
-                return None;
-            }
-            // The last round's self-checks on one thread while this round proves.
-            let (checked, proved) = std::thread::scope(|scope| {
-                let check = (!pending.is_empty()).then(|| {
-                    scope.spawn(move || pending.into_iter().map(finish).collect::<Vec<_>>())
-                });
-                let proved = self.prove_round(count);
-                (check.map(joined).unwrap_or_default(), proved)
-            });
-            if !proved.is_empty() {
-                tracing::debug!(circuit = self.next - 1, "proved");
-            }
-            self.out.extend(checked);
-            for (u, secs) in proved {
-                // A proof that teaches the key its matrices is checked (after those before it)
-                // before the next one starts; the others beside the next proofs.
-                if u.as_ref().is_ok_and(|u| u.learned.is_some()) {
-                    let done = self.pending.drain(..).map(finish).collect::<Vec<_>>();
-                    self.out.extend(done);
-                    self.out.push_back(finish((u, secs)));
-                    self.share_matrices();
-                } else {
-                    self.pending.push((u, secs));
-                }
-            }
+            let done = self.prove_round(count);
+            tracing::debug!(circuit = self.next - 1, "proved");
+            self.share_matrices();
+            self.out.extend(done);
         }
     }
 }
