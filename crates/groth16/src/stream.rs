@@ -240,11 +240,6 @@ where
         self.workers.len()
     }
 
-    /// Devices (lanes) the stream proves on.
-    pub fn devices(&self) -> usize {
-        self.lanes.len()
-    }
-
     /// Hands circuits to the workers until `lookahead` are in flight. Until the key holds
     /// its matrices, circuits are synthesized with them (the first proof that verifies
     /// teaches the key).

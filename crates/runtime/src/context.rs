@@ -1,4 +1,5 @@
-//! [`GpuContext`]: adapter selection, the device, the pipeline cache, buffers and readback.
+//! [`GpuContext`]: the options that pick an adapter (`adapter.rs` picks it), the device,
+//! the pipeline cache, buffers and readback.
 
 use crate::error::{GpuError, Result};
 use crate::pipelines::{Checks, Pipeline, PipelineKey, PipelineTiming};
@@ -193,60 +194,7 @@ pub struct ContextState {
     pub(crate) yielding_waits: std::sync::atomic::AtomicBool,
 }
 
-/// Orders adapter types by preference: discrete first, software last.
-#[cfg(not(target_arch = "wasm32"))]
-pub(crate) fn type_rank(t: wgpu::DeviceType) -> u8 {
-    match t {
-        wgpu::DeviceType::DiscreteGpu => 0,
-        wgpu::DeviceType::IntegratedGpu => 1,
-        wgpu::DeviceType::VirtualGpu => 2,
-        wgpu::DeviceType::Other => 3,
-        wgpu::DeviceType::Cpu => 4,
-    }
-}
-
-/// The hint of a [`GpuError::NoAdapter`].
-#[cfg(not(target_arch = "wasm32"))]
-fn no_adapter_hint(opts: &ContextOptions, seen: &[wgpu::AdapterInfo]) -> String {
-    let mut h = String::new();
-    if let Some(name) = &opts.adapter_name {
-        h.push_str(&format!(
-            "no adapter's name contains {name:?} (ZKGPU_ADAPTER)"
-        ));
-    } else {
-        h.push_str(&format!("no adapter on backends {:?}", opts.backends));
-    }
-    if !seen.is_empty() {
-        let names: Vec<String> = seen
-            .iter()
-            .map(|i| format!("{} ({:?})", i.name, i.backend))
-            .collect();
-        h.push_str(&format!("; adapters present: {}", names.join(", ")));
-    }
-    h.push_str(
-        ". Without a GPU on Linux, install Mesa's software Vulkan driver: \
-         `sudo apt-get install -y mesa-vulkan-drivers` (Debian/Ubuntu), then run again; \
-         `zkgpu info` lists the adapters wgpu sees",
-    );
-    h
-}
-
 impl GpuContext {
-    /// Lists the adapters wgpu finds on `backends` (native targets only).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub async fn adapters(backends: wgpu::Backends) -> Vec<(wgpu::AdapterInfo, wgpu::Limits)> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-            backends,
-            ..wgpu::InstanceDescriptor::new_without_display_handle()
-        });
-        instance
-            .enumerate_adapters(backends)
-            .await
-            .into_iter()
-            .map(|a| (a.get_info(), a.limits()))
-            .collect()
-    }
-
     /// Picks an adapter by `opts`, and opens a device with its limits (or WebGPU's defaults).
     pub async fn new(opts: ContextOptions) -> Result<Self> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
@@ -369,57 +317,6 @@ impl GpuContext {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn new_blocking(opts: ContextOptions) -> Result<Self> {
         pollster::block_on(Self::new(opts))
-    }
-
-    #[cfg(not(target_arch = "wasm32"))]
-    async fn pick_adapter(
-        instance: &wgpu::Instance,
-        opts: &ContextOptions,
-    ) -> Result<wgpu::Adapter> {
-        let mut all = instance.enumerate_adapters(opts.backends).await;
-        let seen: Vec<wgpu::AdapterInfo> = all.iter().map(wgpu::Adapter::get_info).collect();
-        if let Some(i) = opts.adapter_index {
-            if i >= all.len() {
-                return Err(GpuError::NoAdapter {
-                    hint: format!(
-                        "no adapter {i}: {} adapter(s) on backends {:?} (`zkgpu info` lists them)",
-                        all.len(),
-                        opts.backends
-                    ),
-                });
-            }
-            return Ok(all.swap_remove(i));
-        }
-        let wanted = opts.adapter_name.as_ref().map(|n| n.to_lowercase());
-        all.into_iter()
-            .filter(|a| match &wanted {
-                Some(n) => a.get_info().name.to_lowercase().contains(n),
-                None => true,
-            })
-            .min_by_key(|a| type_rank(a.get_info().device_type))
-            .ok_or_else(|| GpuError::NoAdapter {
-                hint: no_adapter_hint(opts, &seen),
-            })
-    }
-
-    #[cfg(target_arch = "wasm32")]
-    async fn pick_adapter(
-        instance: &wgpu::Instance,
-        opts: &ContextOptions,
-    ) -> Result<wgpu::Adapter> {
-        // The browser picks the adapter: name and backend filters do not apply.
-        let _ = opts;
-        instance
-            .request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| GpuError::NoAdapter {
-                hint: format!(
-                    "{e}; the browser offers no WebGPU adapter (Chromium: --enable-unsafe-webgpu)"
-                ),
-            })
     }
 
     /// This context's id: objects it made carry it, and engines refuse objects of another.
@@ -591,11 +488,5 @@ mod tests {
             assert_eq!(stride, x * 64);
             assert!(u64::from(x) * u64::from(y) * 64 >= u64::from(n));
         }
-    }
-
-    #[test]
-    fn no_adapter_hint_says_how_to_get_one() {
-        let h = no_adapter_hint(&ContextOptions::default(), &[]);
-        assert!(h.contains("apt-get install -y mesa-vulkan-drivers"));
     }
 }

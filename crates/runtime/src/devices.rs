@@ -1,7 +1,8 @@
 //! [`DeviceSet`]: several GPU contexts of one host, one per adapter (or several on one
 //! adapter, for tests), for engines that split work across devices.
 
-use crate::context::{ContextOptions, GpuContext, type_rank};
+use crate::adapter::type_rank;
+use crate::context::{ContextOptions, GpuContext};
 use crate::error::{GpuError, Result};
 
 /// Which adapters a [`DeviceSet`] opens (`--devices`, `ZKGPU_DEVICES`).

@@ -6,6 +6,7 @@
 //! Async at its core so the same code runs on `wasm32` (WebGPU); native callers wait
 //! with [`BlockOn::block_on`]. This is the lowest crate that imports wgpu.
 
+mod adapter;
 #[cfg(not(target_arch = "wasm32"))]
 mod block;
 mod buffers;

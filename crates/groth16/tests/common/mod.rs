@@ -97,3 +97,39 @@ pub fn chains<F: PrimeField>(
         })
         .collect()
 }
+
+/// A stream's proofs of `circuits` against ark-groth16's with the stream's seeded
+/// generator, in order: circuit `bad` must have failed as `Unsatisfied` at constraint
+/// `index` (arkworks still draws its `r` and `s`, as the stream does), every other proof must
+/// equal ark-groth16's.
+pub fn check_stream<E: zkgpu_groth16::GpuPairing>(
+    pk: &ark_groth16::ProvingKey<E>,
+    circuits: Vec<Chain<E::ScalarField>>,
+    got: Vec<Result<ark_groth16::Proof<E>, zkgpu_groth16::ProveError>>,
+    stream_seed: u64,
+    (bad, index): (usize, usize),
+) {
+    use ark_std::{UniformRand, rand::SeedableRng};
+    assert_eq!(got.len(), circuits.len());
+    let mut ark_rng = ark_std::rand::rngs::StdRng::seed_from_u64(stream_seed);
+    for (k, (c, g)) in circuits.into_iter().zip(got).enumerate() {
+        if k == bad {
+            let _ = (
+                E::ScalarField::rand(&mut ark_rng),
+                E::ScalarField::rand(&mut ark_rng),
+            );
+            match g {
+                Err(zkgpu_groth16::ProveError::Unsatisfied { index: i, .. }) if i == index => {}
+                other => panic!("circuit {k}: expected Unsatisfied at {index}, got {other:?}"),
+            }
+            continue;
+        }
+        let want =
+            ark_groth16::Groth16::<E>::create_random_proof_with_reduction(c, pk, &mut ark_rng)
+                .expect("ark-groth16 proof");
+        assert!(
+            g.expect("a streamed proof") == want,
+            "streamed proof {k} differs from ark-groth16's"
+        );
+    }
+}
