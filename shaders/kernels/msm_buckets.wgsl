@@ -5,7 +5,7 @@
 //   msm_scan     one workgroup per block: exclusive prefix sums of the histogram (the totals of
 //                the window's earlier blocks, then a workgroup scan), giving each bucket's
 //                first slot in `entries` (window w's slots start at w * n);
-//   msm_scatter  one invocation per scalar: writes point index | sign << 31 into its bucket's
+//   msm_scatter  one invocation per digit: writes point index | sign << 31 into its bucket's
 //                next free slot for every window (and every base set: below);
 //   msm_chunk_counts  one invocation per bucket: how many chunks of at most `chunk` entries
 //                the bucket splits into (load balancing; msm_scan then gives chunk offsets),
@@ -255,22 +255,28 @@ fn msm_scan(
 // Binding 2 here is a second, zeroed buffer of the same shape as the histogram: each bucket's
 // fill cursor.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn msm_scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x + gid.y * bp.row_stride;
-    if (i >= bp.n) {
+fn msm_scatter(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    // One invocation per digit (window-major, as the digits are stored): no invocation waits
+    // on one atomic's result before the next window's. Its grid is not the scalars' grid, so
+    // the row stride comes from the grid itself.
+    let j = gid.x + gid.y * groups.x * WORKGROUP_SIZE;
+    if (j >= bp.n * bp.windows) {
         return;
     }
-    for (var w = 0u; w < bp.windows; w++) {
-        let dig = digits[w * bp.n + i];
-        let d = dig >> 1u;
-        if (d != 0u) {
-            let bw = w % bp.fold_windows;
-            let level = w / bp.fold_windows;
-            for (var k = 0u; k < bp.sets; k++) {
-                let slot = (k * bp.set_windows + bw) * bp.buckets + d;
-                let pos = offsets[slot] + atomicAdd(&counts[slot], 1u);
-                entries[pos] = ((k * bp.folds + level) * bp.set_stride + i) | ((dig & 1u) << 31u);
-            }
+    let w = j / bp.n;
+    let i = j % bp.n;
+    let dig = digits[j];
+    let d = dig >> 1u;
+    if (d != 0u) {
+        let bw = w % bp.fold_windows;
+        let level = w / bp.fold_windows;
+        for (var k = 0u; k < bp.sets; k++) {
+            let slot = (k * bp.set_windows + bw) * bp.buckets + d;
+            let pos = offsets[slot] + atomicAdd(&counts[slot], 1u);
+            entries[pos] = ((k * bp.folds + level) * bp.set_stride + i) | ((dig & 1u) << 31u);
         }
     }
 }

@@ -62,15 +62,16 @@ pub const MAX_DEFAULT_CHUNK: u32 = 192;
 pub const MAX_WINDOW_BITS: u32 = 22;
 
 /// The default number of reduction segments per window of `per_window` buckets, `windows`
-/// windows: about 16,384 segments in all (a power of two per window), and at least 4 buckets
-/// per segment where the window has that many. (The MSM asks G2 groups for twice as many,
+/// windows: about 16,384 segments in all (a power of two per window), but at most 32 buckets
+/// per segment (wide windows over several bucket windows: 2^24 points at c = 20 over two fold
+/// levels), and at least 4 where the window has that many. (The MSM asks G2 groups for twice as many,
 /// as if they had half the windows.) The reduction is latency-bound: each
 /// invocation's chain of running sums is serial, so the segment count is its parallelism.
 /// Every segment also adds about `1 + log2(segments) / 2` sums to the tree after it, so
 /// segments of 1-2 buckets cost more tree levels than they save (measured:
 /// docs/PERFORMANCE.md, "Where the MSM's defaults come from").
 pub fn default_reduce_segments(per_window: u32, windows: u32) -> u32 {
-    let target = (16_384 / windows.max(1)).max(1);
+    let target = (16_384 / windows.max(1)).max(per_window / 32).max(1);
     let floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
     // per_window >= 2 (c >= 2), so the quarter's floor (at least 1) is within it.
     floor(target).min(floor(per_window / 4))
@@ -95,7 +96,8 @@ pub const MAX_FOLDED_DEFAULT_WINDOW: u32 = 20;
 /// The default window width of `len` points folded into `folds` levels per set, `sets` sets,
 /// when a storage binding holds `max_binding` bytes: about `log2 n` bits (at most
 /// [`MAX_FOLDED_DEFAULT_WINDOW`]) when the levels then cover every window, so that all digit
-/// windows add into one bucket window; else [`default_window_bits`]. With one bucket window
+/// windows add into one bucket window, or when there are two levels or more and at least
+/// [`WIDE_PARTIAL_FOLD_MIN`] points (prime-field groups); else [`default_window_bits`]. With one bucket window
 /// the reduction no longer grows with the window count, and wider windows mean fewer windows,
 /// so fewer additions, to accumulate (docs/PERFORMANCE.md). Narrowed until the bucket sums
 /// fit one binding.
@@ -117,12 +119,22 @@ pub fn default_folded_window_bits<C: GpuCurve>(
     while c > plain && sums(c) > max_binding {
         c -= 1;
     }
-    if c > plain && folds.min(MAX_FOLDS) >= window_count(bits, c) {
+    let covered = folds.min(MAX_FOLDS) >= window_count(bits, c);
+    // Levels that leave several bucket windows still pay for the wide width from 2^22 points
+    // on, where the additions it saves outweigh its larger reduction: BLS12-381 G1 2^22 over
+    // 4 levels 101.9 -> 92.7 ms, 2^24 over 2 levels 398.5 -> 361.0 ms on the H100
+    // (docs/PERFORMANCE.md). Measured on prime-field groups only.
+    let partial = folds >= 2 && len >= WIDE_PARTIAL_FOLD_MIN && C::DEGREE == 1;
+    if c > plain && (covered || partial) {
         c
     } else {
         plain
     }
 }
+
+/// Points from which bases folded into levels that do not cover every window still get the
+/// wide folded width ([`default_folded_window_bits`]).
+pub const WIDE_PARTIAL_FOLD_MIN: usize = 1 << 22;
 
 /// The default [`MsmConfig::tree_group`]: groups of 4 beat 16 in the reduction of every
 /// group measured (docs/PERFORMANCE.md).

@@ -255,6 +255,14 @@ impl<C: GpuCurve> GpuMsm<C> {
         let pending = ctx.record_read_back(&mut enc, sums, 0, result_words, 4);
         let t = web_time::Instant::now();
         let index = ctx.queue().submit([enc.finish()]);
+        let submitted = t.elapsed().as_secs_f64();
+        if std::env::var_os("ZKGPU_MSM_PASSES").is_some() {
+            let timed = if timer.is_some() { "timed" } else { "untimed" };
+            eprintln!(
+                "{timed}: encoder finished and submitted in {:.3} ms",
+                submitted * 1e3
+            );
+        }
         let mut sum_words = vec![0u32; result_words];
         ctx.finish_read_back(
             pending,

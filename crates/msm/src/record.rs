@@ -235,6 +235,8 @@ impl BindGroups {
             Dispatch::Grid(x, y)
         };
         let (points, slots, chunks) = (on(shape.n), on(shape.slots), on(shape.chunk_slots));
+        // A part is sized so that the digits (n x windows words) fit one binding: no overflow.
+        let digits = on(shape.n.saturating_mul(shape.digit_windows));
         let (windows, blocks) = (shape.windows, scan_blocks(shape.buckets));
         let mut out = Vec::new();
         if let (Some(pipeline), Some(bind)) = (&p.convert, &self.convert) {
@@ -242,7 +244,7 @@ impl BindGroups {
         }
         out.push(pass(Stage::Digits, &p.digits, &self.digits, points));
         out.extend(scan(&self.bucket_scan, blocks, windows));
-        out.push(pass(Stage::Scatter, &p.scatter, &self.scatter, points));
+        out.push(pass(Stage::Scatter, &p.scatter, &self.scatter, digits));
         out.push(pass(Stage::Scan, &p.chunks, &self.chunks, slots));
         out.push(pass(Stage::Scan, &p.args, &self.args, Dispatch::Grid(1, 1)));
         out.extend(scan(&self.chunk_scan, blocks, windows));
@@ -424,20 +426,42 @@ pub(crate) fn encode(
     }
     // The combine list's count and maximum.
     enc.clear_buffer(&s.combine_list, 0, Some(8));
-    for (k, pass) in passes.iter().enumerate() {
-        let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("msm stage"),
-            timestamp_writes: timer.map(|t| t.writes(k as u32, true, true)),
-        });
+    // Untimed, every dispatch goes into one compute pass (wgpu orders them with the same
+    // barriers); timed, each pass gets its own, with its timestamps.
+    let dispatch = |cp: &mut wgpu::ComputePass<'_>, pass: &Pass<'_>| {
         cp.set_pipeline(&pass.pipeline.pipeline);
         cp.set_bind_group(0, pass.bind, &[]);
         match pass.dispatch {
             Dispatch::Grid(x, y) => cp.dispatch_workgroups(x, y, 1),
             Dispatch::Indirect(offset) => cp.dispatch_workgroups_indirect(&s.dispatch_args, offset),
         }
+    };
+    if timer.is_none() && !separate_passes() {
+        let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("msm"),
+            timestamp_writes: None,
+        });
+        for pass in passes {
+            dispatch(&mut cp, pass);
+        }
+    } else {
+        for (k, pass) in passes.iter().enumerate() {
+            let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("msm stage"),
+                timestamp_writes: timer.map(|t| t.writes(k as u32, true, true)),
+            });
+            dispatch(&mut cp, pass);
+        }
     }
     if let Some(timer) = timer {
         timer.resolve(&mut enc);
     }
     enc
+}
+
+/// Whether `ZKGPU_MSM_SEPARATE_PASSES` is set (read once): untimed MSMs record each stage in
+/// its own compute pass, as timed ones do (a developer's switch, to compare the two).
+fn separate_passes() -> bool {
+    static SEPARATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SEPARATE.get_or_init(|| std::env::var_os("ZKGPU_MSM_SEPARATE_PASSES").is_some())
 }

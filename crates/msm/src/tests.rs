@@ -12,6 +12,9 @@ fn default_segments_and_chunks() {
     assert_eq!(default_reduce_segments(1 << 15, 1), 8192);
     assert_eq!(default_reduce_segments(1 << 19, 1), 16_384);
     assert_eq!(default_reduce_segments(1 << 15, 16), 1024);
+    // Seven 20-bit bucket windows: 32 buckets a segment, not 256.
+    assert_eq!(default_reduce_segments(1 << 19, 7), 16_384);
+    assert_eq!(default_reduce_segments(1 << 17, 16), 4096);
     assert_eq!(default_reduce_segments(1 << 12, 20), 512);
     assert_eq!(default_reduce_segments(8, 1), 2);
     assert_eq!(default_reduce_segments(2, 1), 1);
@@ -102,6 +105,22 @@ fn folded_default_window_is_about_log2_n_when_every_window_folds() {
     assert_eq!(default_folded_window_bits::<G1>(1 << 16, 32, 1, big), 16);
     assert_eq!(default_folded_window_bits::<G1>(1 << 26, 32, 1, big), 20);
     assert_eq!(default_folded_window_bits::<G1>(20, 32, 1, big), 3);
+    // From 2^22 points, two levels or more keep the wide width (several bucket windows);
+    // one level (not folded), fewer points or G2 get the plain width.
+    assert_eq!(default_folded_window_bits::<G1>(1 << 22, 4, 1, big), 20);
+    assert_eq!(default_folded_window_bits::<G1>(1 << 24, 2, 1, big), 20);
+    assert_eq!(
+        default_folded_window_bits::<G1>(1 << 24, 1, 1, big),
+        default_window_bits(1 << 24)
+    );
+    assert_eq!(
+        default_folded_window_bits::<G1>(1 << 21, 4, 1, big),
+        default_window_bits(1 << 21)
+    );
+    assert_eq!(
+        default_folded_window_bits::<zkgpu_curves::Bls12_381G2>(1 << 22, 4, 1, big),
+        default_window_bits(1 << 22)
+    );
     // A 64 MiB binding cannot hold the 2^19 + 1 G1 bucket sums of c = 20 (192 bytes each).
     let small = 64 << 20;
     let c = default_folded_window_bits::<G1>(1 << 20, 32, 1, small);

@@ -257,8 +257,10 @@ impl<F: NttField> GpuNtt<F> {
         })?;
         let max = self.ctx.limits().max_compute_workgroups_per_dimension;
         let (gx, gy, _) = grid(total, 1, max);
-        let last = plan.passes.len().saturating_sub(1);
-        for (i, pass) in plan.passes.iter().enumerate() {
+        // Every pass's bindings first, then all dispatches in one compute pass (wgpu orders
+        // them with barriers; separate compute passes cost the GPU a gap each).
+        let mut binds = Vec::with_capacity(plan.passes.len());
+        for pass in &plan.passes {
             let mut p = *pass;
             p.per_transform = per_transform;
             p.batch = batch as u32;
@@ -267,7 +269,7 @@ impl<F: NttField> GpuNtt<F> {
             let params = self.ctx.uniform_buffer("ntt pass params", &p);
             let [s0, s1, s2] = self.page_bindings(&dv.data, false);
             let [d0, d1, d2] = self.page_bindings(&dv.scratch, true);
-            let bind = self.ctx.bind_group(
+            binds.push(self.ctx.bind_group(
                 &pipeline,
                 &[
                     (ntt::SRC, s0),
@@ -283,12 +285,19 @@ impl<F: NttField> GpuNtt<F> {
                         plan.twists.as_ref().unwrap_or(&self.placeholders[0]),
                     ),
                 ],
-            );
-            let stamp = stamps
-                .filter(|_| i == 0 || i == last)
-                .map(|timer| timer.writes(0, i == 0, i == last));
-            dispatch(enc, "ntt pass", &pipeline, &bind, (gx, gy), stamp);
+            ));
             std::mem::swap(&mut dv.data, &mut dv.scratch);
+        }
+        {
+            let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("ntt passes"),
+                timestamp_writes: stamps.map(|timer| timer.writes(0, true, true)),
+            });
+            cp.set_pipeline(&pipeline.pipeline);
+            for bind in &binds {
+                cp.set_bind_group(0, bind, &[]);
+                cp.dispatch_workgroups(gx, gy, 1);
+            }
         }
         if batch < dv.batch && plan.passes.len() % 2 == 1 {
             // The untouched vectors are in the other buffers now: copy them across.
