@@ -307,6 +307,13 @@ where
         msm.part_len_sets(prepared.folds() as usize),
         prepared.folds()
     );
+    let stored = prepared.layout().bytes();
+    println!(
+        "bases on the GPU: {} bytes a point ({} level(s)), {:.3} GB in all",
+        stored / (n as u64).max(1),
+        prepared.folds(),
+        stored as f64 / 1e9
+    );
     print_stages("stage", &tm);
     row_ms("GPU MSM, end to end (median)", gpu_s);
     row_ms("arkworks MSM (CPU)", cpu_s);
