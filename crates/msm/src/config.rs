@@ -120,10 +120,9 @@ pub fn default_folded_window_bits<C: GpuCurve>(
         c -= 1;
     }
     let covered = folds.min(MAX_FOLDS) >= window_count(bits, c);
-    // Levels that leave several bucket windows still pay for the wide width from 2^22 points
-    // on, where the additions it saves outweigh its larger reduction: BLS12-381 G1 2^22 over
-    // 4 levels 101.9 -> 92.7 ms, 2^24 over 2 levels 398.5 -> 361.0 ms on the H100
-    // (docs/PERFORMANCE.md). Measured on prime-field groups only.
+    // Levels that leave several bucket windows still pay for the wide width from 2^21 points
+    // on, where the additions it saves outweigh its larger reduction (BLS12-381 G1 on the
+    // H100, docs/PERFORMANCE.md, session 26). Measured on prime-field groups only.
     let partial = folds >= 2 && len >= WIDE_PARTIAL_FOLD_MIN && C::DEGREE == 1;
     if c > plain && (covered || partial) {
         c
@@ -134,7 +133,7 @@ pub fn default_folded_window_bits<C: GpuCurve>(
 
 /// Points from which bases folded into levels that do not cover every window still get the
 /// wide folded width ([`default_folded_window_bits`]).
-pub const WIDE_PARTIAL_FOLD_MIN: usize = 1 << 22;
+pub const WIDE_PARTIAL_FOLD_MIN: usize = 1 << 21;
 
 /// The default [`MsmConfig::tree_group`]: groups of 4 beat 16 in the reduction of every
 /// group measured (docs/PERFORMANCE.md).

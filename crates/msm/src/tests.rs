@@ -105,8 +105,9 @@ fn folded_default_window_is_about_log2_n_when_every_window_folds() {
     assert_eq!(default_folded_window_bits::<G1>(1 << 16, 32, 1, big), 16);
     assert_eq!(default_folded_window_bits::<G1>(1 << 26, 32, 1, big), 20);
     assert_eq!(default_folded_window_bits::<G1>(20, 32, 1, big), 3);
-    // From 2^22 points, two levels or more keep the wide width (several bucket windows);
+    // From 2^21 points, two levels or more keep the wide width (several bucket windows);
     // one level (not folded), fewer points or G2 get the plain width.
+    assert_eq!(default_folded_window_bits::<G1>(1 << 21, 7, 1, big), 20);
     assert_eq!(default_folded_window_bits::<G1>(1 << 22, 4, 1, big), 20);
     assert_eq!(default_folded_window_bits::<G1>(1 << 24, 2, 1, big), 20);
     assert_eq!(
@@ -114,8 +115,8 @@ fn folded_default_window_is_about_log2_n_when_every_window_folds() {
         default_window_bits(1 << 24)
     );
     assert_eq!(
-        default_folded_window_bits::<G1>(1 << 21, 4, 1, big),
-        default_window_bits(1 << 21)
+        default_folded_window_bits::<G1>(1 << 20, 4, 1, big),
+        default_window_bits(1 << 20)
     );
     assert_eq!(
         default_folded_window_bits::<zkgpu_curves::Bls12_381G2>(1 << 22, 4, 1, big),
