@@ -6,7 +6,7 @@
 //                the window's earlier blocks, then a workgroup scan), giving each bucket's
 //                first slot in `entries` (window w's slots start at w * n);
 //   msm_scatter  one invocation per digit: writes point index | sign << 31 into its bucket's
-//                next free slot for every window (and every base set: below);
+//                next free slot (in every base set: below);
 //   msm_chunk_counts  one invocation per bucket: how many chunks of at most `chunk` entries
 //                the bucket splits into (load balancing; msm_scan then gives chunk offsets),
 //                a histogram of chunk sizes (largest first), the list of buckets whose sum

@@ -256,7 +256,7 @@ impl<C: GpuCurve> GpuMsm<C> {
         let t = web_time::Instant::now();
         let index = ctx.queue().submit([enc.finish()]);
         let submitted = t.elapsed().as_secs_f64();
-        if std::env::var_os("ZKGPU_MSM_PASSES").is_some() {
+        if passes_shown() {
             let timed = if timer.is_some() { "timed" } else { "untimed" };
             eprintln!(
                 "{timed}: encoder finished and submitted in {:.3} ms",
@@ -279,7 +279,7 @@ impl<C: GpuCurve> GpuMsm<C> {
         if let Some(timer) = &timer {
             // A developer's view of every pass (ZKGPU_MSM_PASSES=1): which dispatch of a
             // stage takes the time.
-            let show = std::env::var_os("ZKGPU_MSM_PASSES").is_some();
+            let show = passes_shown();
             for (k, (pass, secs)) in passes.iter().zip(timer.seconds(ctx).await?).enumerate() {
                 if show {
                     let (stage, dispatch) = (pass.stage, pass.dispatch);
@@ -290,4 +290,11 @@ impl<C: GpuCurve> GpuMsm<C> {
         }
         Ok(sum_words)
     }
+}
+
+/// Whether `ZKGPU_MSM_PASSES` is set (read once): every pass's GPU time and the submission's
+/// host time are printed (a developer's view).
+fn passes_shown() -> bool {
+    static SHOWN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SHOWN.get_or_init(|| std::env::var_os("ZKGPU_MSM_PASSES").is_some())
 }

@@ -235,7 +235,7 @@ impl BindGroups {
             Dispatch::Grid(x, y)
         };
         let (points, slots, chunks) = (on(shape.n), on(shape.slots), on(shape.chunk_slots));
-        // A part is sized so that the digits (n x windows words) fit one binding: no overflow.
+        // One invocation per digit; `Shape::new` refuses more than 2^32 entries, so no overflow.
         let digits = on(shape.n.saturating_mul(shape.digit_windows));
         let (windows, blocks) = (shape.windows, scan_blocks(shape.buckets));
         let mut out = Vec::new();
