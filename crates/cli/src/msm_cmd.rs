@@ -137,7 +137,7 @@ fn print_stages(title: &str, tm: &MsmTimings) {
     };
     for (name, s) in [
         (scalars, tm.host_scalars),
-        ("host: buffers, bind groups", tm.upload),
+        ("host: passes recorded (beside)", tm.upload),
         ("gpu: digits + histogram", tm.digits),
         ("gpu: bucket offsets (scan)", tm.scan),
         ("gpu: scatter into buckets", tm.scatter),

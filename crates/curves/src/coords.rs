@@ -56,6 +56,71 @@ impl<F: Field> Xyzz<F> {
     pub fn coords(&self) -> [F; 4] {
         [self.x, self.y, self.zz, self.zzz]
     }
+
+    /// The identity.
+    pub fn zero() -> Self {
+        Self {
+            x: F::one(),
+            y: F::one(),
+            zz: F::zero(),
+            zzz: F::zero(),
+        }
+    }
+
+    /// `self + o` on an `a = 0` curve (every Weierstrass group here; the GPU's formulas
+    /// assume it too): add-2008-s, 12 multiplications and 2 squarings, with the identity,
+    /// doubling and `P + (-P)` cases, as the host sums the GPU's reduction outputs.
+    pub fn add(&self, o: &Self) -> Self {
+        if self.zz.is_zero() {
+            return *o;
+        }
+        if o.zz.is_zero() {
+            return *self;
+        }
+        let u1 = self.x * o.zz;
+        let u2 = o.x * self.zz;
+        let s1 = self.y * o.zzz;
+        let s2 = o.y * self.zzz;
+        let p = u2 - u1;
+        let r = s2 - s1;
+        if p.is_zero() {
+            return if r.is_zero() {
+                self.double()
+            } else {
+                Self::zero()
+            };
+        }
+        let pp = p.square();
+        let ppp = p * pp;
+        let q = u1 * pp;
+        let x = r.square() - ppp - q.double();
+        let y = r * (q - x) - s1 * ppp;
+        Self {
+            x,
+            y,
+            zz: self.zz * o.zz * pp,
+            zzz: self.zzz * o.zzz * ppp,
+        }
+    }
+
+    /// `2 self` on an `a = 0` curve (dbl-2008-s-1).
+    pub fn double(&self) -> Self {
+        if self.zz.is_zero() {
+            return *self;
+        }
+        let u = self.y.double();
+        let v = u.square();
+        let w = u * v;
+        let s = self.x * v;
+        let m = self.x.square() * F::from(3u64);
+        let x = m.square() - s.double();
+        Self {
+            x,
+            y: m * (s - x) - w * self.y,
+            zz: v * self.zz,
+            zzz: w * self.zzz,
+        }
+    }
 }
 
 /// Extended twisted Edwards coordinates (`x = X/Z`, `y = Y/Z`, `T = XY/Z`; identity

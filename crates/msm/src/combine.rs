@@ -3,22 +3,36 @@
 use ark_ec::AdditiveGroup;
 use ark_ff::Zero;
 use rayon::prelude::*;
-use zkgpu_curves::{GpuCurve, decode_projective_packed};
+use zkgpu_curves::GpuCurve;
+use zkgpu_limbs::{DecodeError, LimbEncode, unpack_limbs};
+
+/// Sums up to which the host decodes and adds on the calling thread: waking the host's
+/// other threads after the GPU's wait costs more than these additions (docs/msm.md).
+pub(crate) const SEQUENTIAL_SUMS: usize = 64;
 
 /// The window combination. Each window's block holds what the GPU's tree levels left of its
 /// rows (`left[k]` sums of row `k`, [`RowLayout`]): the window's total is
 /// `row 0 + 2^seg_bits sum_i 2^i row (i + 1)` (Horner over the rows), and then Horner over
-/// windows gives `sum_w 2^(c w) W_w`. Rows are decoded and summed on the host's threads.
+/// windows gives `sum_w 2^(c w) W_w`. Rows are decoded and summed on the host's threads, or
+/// on this one for at most [`SEQUENTIAL_SUMS`] sums.
+///
+/// [`RowLayout`]: crate::shape::RowLayout
 pub(crate) fn combine_windows<C: GpuCurve>(
     words: &[u32],
     left: &[u32],
     seg_bits: u32,
     c: u32,
-) -> std::result::Result<C::Projective, zkgpu_limbs::DecodeError> {
+) -> std::result::Result<C::Projective, DecodeError> {
     let point = C::acc_packed_words();
+    if !words.len().is_multiple_of(point) {
+        return Err(DecodeError::Length {
+            per_element: point,
+            got: words.len(),
+        });
+    }
     let per: usize = left.iter().map(|&k| k as usize).sum();
     let windows = words.len() / (per * point).max(1);
-    // Every row of every window, summed on the host's threads.
+    // Every row of every window.
     let mut runs = Vec::with_capacity(windows * left.len());
     for w in 0..windows {
         let mut at = w * per;
@@ -27,14 +41,15 @@ pub(crate) fn combine_windows<C: GpuCurve>(
             at += k as usize;
         }
     }
-    let rows = runs
-        .into_par_iter()
-        .map(|run| {
-            Ok(decode_projective_packed::<C>(run)?
-                .into_iter()
-                .sum::<C::Projective>())
-        })
-        .collect::<std::result::Result<Vec<C::Projective>, _>>()?;
+    let ctx = <C::Base as LimbEncode>::ctx();
+    let row_sum = |run: &&[u32]| decode_sum::<C>(run, &ctx);
+    let rows = if words.len() / point <= SEQUENTIAL_SUMS {
+        runs.iter().map(row_sum).collect::<Result<Vec<_>, _>>()?
+    } else {
+        runs.par_iter()
+            .map(row_sum)
+            .collect::<Result<Vec<_>, _>>()?
+    };
     let mut acc = C::Projective::zero();
     for window in rows.chunks(left.len().max(1)).rev() {
         for _ in 0..c {
@@ -52,4 +67,20 @@ pub(crate) fn combine_windows<C: GpuCurve>(
         acc += weighted + window[0];
     }
     Ok(acc)
+}
+
+/// The sum of the packed accumulators `words` (`C::acc_packed_words()` words each), decoded
+/// and added on this thread.
+fn decode_sum<C: GpuCurve>(
+    words: &[u32],
+    ctx: &<C::Base as LimbEncode>::Ctx,
+) -> std::result::Result<C::Projective, DecodeError> {
+    let reg_words = C::packed_reg_words();
+    let mut limbs = vec![0u32; <C::Base as LimbEncode>::WORDS];
+    let mut regs = Vec::with_capacity(words.len() / reg_words);
+    for (i, w) in words.chunks_exact(reg_words).enumerate() {
+        unpack_limbs(w, &mut limbs);
+        regs.push(C::Base::decode_with(ctx, &limbs, i)?);
+    }
+    Ok(C::sum_acc_regs(&regs))
 }

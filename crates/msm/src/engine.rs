@@ -195,11 +195,28 @@ impl<C: GpuCurve> GpuMsm<C> {
             && matches!(scalars, Scalars::Field(_))
             && shape.scalar_bits >= C::Scalar::MODULUS_BIT_SIZE
             && !host_scalars_forced();
-        let t_scalars = web_time::Instant::now();
-        let too_wide = write_scalars(&self.ctx, &s.scalars, scalars, convert, shape.scalar_bits);
-        let scalar_time = t_scalars.elapsed().as_secs_f64();
-        timings.host_scalars += scalar_time;
+        let setup = t.elapsed().as_secs_f64();
+        // The host's threads write the scalars while one of them records the passes: bind
+        // groups and command encoding then cost the MSM no wall time.
+        let write = || {
+            let t = web_time::Instant::now();
+            let wide = write_scalars(&self.ctx, &s.scalars, scalars, convert, shape.scalar_bits);
+            (wide, t.elapsed().as_secs_f64())
+        };
+        let record = || {
+            let t = web_time::Instant::now();
+            let binds = BindGroups::new(&self.ctx, &p, &s, &self.code, bases, convert);
+            let max = self.ctx.limits().max_compute_workgroups_per_dimension;
+            let recorded = self.record(&binds.passes(&p, &shape, max), &s, stamps);
+            (recorded, t.elapsed().as_secs_f64())
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        let ((too_wide, write_time), (recorded, record_time)) = rayon::join(write, record);
+        #[cfg(target_arch = "wasm32")]
+        let ((too_wide, write_time), (recorded, record_time)) = (write(), record());
+        timings.host_scalars += write_time;
         timings.scalars_on_gpu = convert;
+        timings.upload += setup + record_time;
         if let Some((index, bits)) = too_wide? {
             self.return_scratch(s);
             return Err(MsmError::ScalarTooWide {
@@ -208,13 +225,7 @@ impl<C: GpuCurve> GpuMsm<C> {
                 limit: shape.scalar_bits,
             });
         }
-        let binds = BindGroups::new(&self.ctx, &p, &s, &self.code, bases, convert);
-        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
-        let passes = binds.passes(&p, &shape, max);
-        timings.upload += t.elapsed().as_secs_f64() - scalar_time;
-        let sums = self.submit(&passes, &s, stamps, timings).await;
-        drop(passes);
-        drop(binds);
+        let sums = self.finish(recorded, timings).await;
         let (left, seg_bits) = (
             s.left.clone(),
             (shape.c - 1) - shape.segments.trailing_zeros(),
@@ -232,36 +243,54 @@ impl<C: GpuCurve> GpuMsm<C> {
         Ok(result)
     }
 
-    /// Records `passes` over `s`, submits them with the download of the window sums (in the
-    /// same submission, so that the download does not wait behind work another thread queues
+    /// Records `passes` over `s` with the download of the window sums (in the same
+    /// submission, so that the download does not wait behind work another thread queues
     /// meanwhile: the queue is FIFO, and the Groth16 prover's transforms are submitted while
-    /// its MSMs run), and returns the sums' words; times each pass where `stamps` asks and
-    /// the device has timestamps.
-    async fn submit(
-        &self,
-        passes: &[Pass<'_>],
-        s: &Scratch,
-        stamps: bool,
-        timings: &mut MsmTimings,
-    ) -> Result<Vec<u32>> {
+    /// its MSMs run), each pass timed where `stamps` asks and the device has timestamps.
+    fn record(&self, passes: &[Pass<'_>], s: &Scratch, stamps: bool) -> Recorded {
         let ctx = &self.ctx;
         let timer = stamps
             .then(|| ctx.pass_timer("msm stages", passes.len() as u32))
             .flatten();
+        let t = web_time::Instant::now();
         let mut enc = encode(ctx, passes, s, timer.as_ref());
         let (windows, per) = (s.shape.windows, s.left.iter().sum::<u32>());
         let result_words = (windows * per) as usize * C::acc_packed_words();
         let sums = s.levels.last().map_or(&s.seg_out, |level| &level.out);
         let pending = ctx.record_read_back(&mut enc, sums, 0, result_words, 4);
-        let t = web_time::Instant::now();
-        let index = ctx.queue().submit([enc.finish()]);
-        let submitted = t.elapsed().as_secs_f64();
+        let commands = enc.finish();
         if passes_shown() {
             let timed = if timer.is_some() { "timed" } else { "untimed" };
             eprintln!(
-                "{timed}: encoder finished and submitted in {:.3} ms",
-                submitted * 1e3
+                "{timed}: passes encoded and finished in {:.3} ms",
+                t.elapsed().as_secs_f64() * 1e3
             );
+        }
+        Recorded {
+            commands,
+            pending,
+            result_words,
+            timer,
+            passes: passes.iter().map(|p| (p.stage, p.dispatch)).collect(),
+        }
+    }
+
+    /// Submits `recorded` and returns the window sums' words, adding the GPU's time to
+    /// `timings` (each pass's where it was timed).
+    async fn finish(&self, recorded: Recorded, timings: &mut MsmTimings) -> Result<Vec<u32>> {
+        let ctx = &self.ctx;
+        let Recorded {
+            commands,
+            pending,
+            result_words,
+            timer,
+            passes,
+        } = recorded;
+        let t = web_time::Instant::now();
+        let index = ctx.queue().submit([commands]);
+        if passes_shown() {
+            let submitted = t.elapsed().as_secs_f64();
+            eprintln!("submitted in {:.3} ms", submitted * 1e3);
         }
         let mut sum_words = vec![0u32; result_words];
         ctx.finish_read_back(
@@ -280,16 +309,28 @@ impl<C: GpuCurve> GpuMsm<C> {
             // A developer's view of every pass (ZKGPU_MSM_PASSES=1): which dispatch of a
             // stage takes the time.
             let show = passes_shown();
-            for (k, (pass, secs)) in passes.iter().zip(timer.seconds(ctx).await?).enumerate() {
+            for (k, ((stage, dispatch), secs)) in
+                passes.iter().zip(timer.seconds(ctx).await?).enumerate()
+            {
                 if show {
-                    let (stage, dispatch) = (pass.stage, pass.dispatch);
                     eprintln!("pass {k:2} {stage:?} {dispatch:?}: {:.3} ms", secs * 1e3);
                 }
-                timings.add(pass.stage, secs);
+                timings.add(*stage, secs);
             }
         }
         Ok(sum_words)
     }
+}
+
+/// An MSM's passes recorded into one command buffer with the download of its window sums,
+/// ready to submit.
+struct Recorded {
+    commands: wgpu::CommandBuffer,
+    pending: zkgpu_runtime::PendingReadback,
+    result_words: usize,
+    timer: Option<zkgpu_runtime::PassTimer>,
+    /// Each pass's stage and dispatch, for the timings.
+    passes: Vec<(Stage, Dispatch)>,
 }
 
 /// Whether `ZKGPU_MSM_PASSES` is set (read once): every pass's GPU time and the submission's

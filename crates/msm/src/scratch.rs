@@ -231,7 +231,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             segments: shape.segments,
             seg_len: (shape.buckets - 1) / shape.segments,
             bits: shape.segments.trailing_zeros(),
-            block: RowLayout::new(shape.segments, shape.windows).block(),
+            block: RowLayout::new(shape.segments, shape.windows, shape.host_sums).block(),
             ..ReduceParams::default()
         }
     }
@@ -274,7 +274,7 @@ impl<C: GpuCurve> GpuMsm<C> {
         let ctx = &self.ctx;
         let (windows, group) = (shape.windows, shape.tree_group);
         let max = ctx.limits().max_compute_workgroups_per_dimension;
-        let layout = RowLayout::new(shape.segments, windows);
+        let layout = RowLayout::new(shape.segments, windows, shape.host_sums);
         let mut levels = Vec::new();
         let mut runs = layout.rows.clone();
         while runs.iter().any(|&len| len > layout.target) {

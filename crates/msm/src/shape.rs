@@ -42,6 +42,8 @@ pub(crate) struct Shape {
     /// Partial sums per invocation and tree level: segment sums, chunk sums.
     pub(crate) tree_group: u32,
     pub(crate) chunk_group: u32,
+    /// Reduction sums the host adds up ([`host_sums`]).
+    pub(crate) host_sums: u32,
 }
 
 impl Shape {
@@ -93,7 +95,7 @@ impl Shape {
     /// Bytes of the reduction's outputs: each window's block of rows ([`RowLayout`]).
     pub(crate) fn seg_out_bytes<C: GpuCurve>(&self) -> u64 {
         u64::from(self.windows)
-            * u64::from(RowLayout::new(self.segments, self.windows).block())
+            * u64::from(RowLayout::new(self.segments, self.windows, self.host_sums).block())
             * C::acc_packed_words() as u64
             * 4
     }
@@ -228,6 +230,7 @@ impl Shape {
             scalar_bits: bits,
             tree_group,
             chunk_group,
+            host_sums: host_sums::<C>(),
         })
     }
 }
@@ -307,22 +310,46 @@ fn tree_groups<C: GpuCurve>(config: MsmConfig) -> Result<(u32, u32)> {
 /// (docs/PERFORMANCE.md, "Where the MSM's defaults come from").
 pub(crate) const HOST_SUMS: u32 = 1024;
 
+/// [`HOST_SUMS`] for groups of 30-limb or extension fields, whose tree levels cost most. A
+/// prime-field group of at most 8 packed words a coordinate (BN254 G1, ed-on-bls12-377)
+/// gets [`FEW_HOST_SUMS`]: its levels cost half as much, and few enough sums are added on
+/// the calling thread without waking the host's others (`combine::SEQUENTIAL_SUMS`).
+/// `ZKGPU_MSM_HOST_SUMS` overrides both (a developer's switch, read once, to weigh another
+/// tree level against the host's additions in one run).
+pub(crate) fn host_sums<C: GpuCurve>() -> u32 {
+    static SUMS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let forced = *SUMS.get_or_init(|| {
+        std::env::var("ZKGPU_MSM_HOST_SUMS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    });
+    forced.unwrap_or(if C::DEGREE == 1 && C::packed_reg_words() <= 8 {
+        FEW_HOST_SUMS
+    } else {
+        HOST_SUMS
+    })
+}
+
+/// [`host_sums`] of the cheaper groups.
+pub(crate) const FEW_HOST_SUMS: u32 = 128;
+
 /// The rows of one window's block of reduction outputs (`msm_reduce_segments`): row 0 holds
 /// every segment's weighted sum `S_t`, row `i + 1` the plain sums `R_t` of the segments whose
 /// index has bit `i` set (`segments / 2` of them).
 #[derive(Clone, Debug)]
 pub(crate) struct RowLayout {
     pub(crate) rows: Vec<u32>,
-    /// Sums per row the tree levels stop at: about [`HOST_SUMS`] over all `windows`.
+    /// Sums per row the tree levels stop at: about `host_sums` ([`host_sums`]) over all
+    /// `windows`.
     pub(crate) target: u32,
 }
 
 impl RowLayout {
-    pub(crate) fn new(segments: u32, windows: u32) -> Self {
+    pub(crate) fn new(segments: u32, windows: u32, host_sums: u32) -> Self {
         let bits = segments.trailing_zeros();
         let mut rows = vec![segments];
         rows.extend((0..bits).map(|_| segments / 2));
-        let target = (HOST_SUMS / (windows.max(1) * rows.len() as u32)).max(1);
+        let target = (host_sums / (windows.max(1) * rows.len() as u32)).max(1);
         Self { rows, target }
     }
 

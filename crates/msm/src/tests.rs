@@ -167,14 +167,17 @@ fn reduction_rows_fit_small_bindings() {
     assert!(small.segments < wide.segments, "{small:?} {wide:?}");
     assert!(small.seg_out_bytes::<Bls12_381G2>() <= 32 << 20);
     // Row 0 holds every segment's sum, then one row per bit of the segment index.
-    let rows = RowLayout::new(16, 1);
+    let rows = RowLayout::new(16, 1, HOST_SUMS);
     assert_eq!(rows.rows, [16, 8, 8, 8, 8]);
     assert_eq!(rows.block(), 48);
     assert_eq!(rows.target, HOST_SUMS / 5);
-    assert_eq!(RowLayout::new(1, 2).rows, [1]);
+    assert_eq!(RowLayout::new(1, 2, HOST_SUMS).rows, [1]);
     // Many windows: the host's share stays near HOST_SUMS (one sum per row at least).
-    assert_eq!(RowLayout::new(1024, 16).target, HOST_SUMS / (16 * 11));
-    assert_eq!(RowLayout::new(1024, 48).target, 1);
+    assert_eq!(
+        RowLayout::new(1024, 16, HOST_SUMS).target,
+        HOST_SUMS / (16 * 11)
+    );
+    assert_eq!(RowLayout::new(1024, 48, HOST_SUMS).target, 1);
 }
 
 #[test]
@@ -266,4 +269,27 @@ fn chunks_lengthen_where_their_sums_would_not_fit() {
     let shape = Shape::new::<G2>(61_168, (1, 69_905), fold, MsmConfig::default(), max).unwrap();
     assert!(shape.chunk > 16, "{shape:?}");
     assert!(shape.largest_buffer::<G2>() <= max, "{shape:?}");
+}
+
+#[test]
+fn host_sums_are_fewer_where_tree_levels_are_cheap() {
+    use crate::shape::{FEW_HOST_SUMS, host_sums};
+    use zkgpu_curves::{Bls12_381G2, Bn254G1, Bn254G2};
+    if std::env::var_os("ZKGPU_MSM_HOST_SUMS").is_some() {
+        return;
+    }
+    assert_eq!(host_sums::<Bn254G1>(), FEW_HOST_SUMS);
+    assert_eq!(host_sums::<Bls12_381G1>(), HOST_SUMS);
+    assert_eq!(host_sums::<Bls12_381G2>(), HOST_SUMS);
+    assert_eq!(host_sums::<Bn254G2>(), HOST_SUMS);
+    // BN254 G1 at 2^20 (one folded window of 15 rows): 32 sums, added on the calling thread.
+    let rows = RowLayout::new(16384, 1, FEW_HOST_SUMS);
+    assert_eq!(rows.target, 8);
+    let mut runs = rows.rows.clone();
+    while runs.iter().any(|&len| len > rows.target) {
+        runs = runs.iter().map(|len| len.div_ceil(4)).collect();
+    }
+    let left: u32 = runs.iter().sum();
+    assert_eq!(left, 4 + 14 * 2);
+    assert!(left as usize <= crate::combine::SEQUENTIAL_SUMS);
 }

@@ -11,7 +11,8 @@ pub struct MsmTimings {
     pub host_scalars: f64,
     /// Whether the GPU converted the scalars from Montgomery form (`digits` includes it).
     pub scalars_on_gpu: bool,
-    /// Buffer and bind-group set-up (the scalar write is in `host_scalars`).
+    /// Set-up, bind groups and the recording of the passes, on another host thread while
+    /// the scalars are written (natively; after them in a browser).
     pub upload: f64,
     /// Signed digits and bucket histogram.
     pub digits: f64,
