@@ -21,7 +21,8 @@ pub(crate) struct Pipelines {
     pub(crate) acc: std::sync::Arc<Pipeline>,
     pub(crate) combine: std::sync::Arc<Pipeline>,
     pub(crate) reduce: std::sync::Arc<Pipeline>,
-    /// `msm_scalars_from_montgomery`, where the scalar field has a module.
+    /// `msm_digits_from_montgomery` (digits of scalars as arkworks stores them), where the
+    /// scalar field has a module.
     pub(crate) convert: Option<std::sync::Arc<Pipeline>>,
 }
 
@@ -73,7 +74,7 @@ impl<C: GpuCurve> GpuMsm<C> {
                 .await?,
             convert: match &self.scalars_module {
                 Some(m) => Some(
-                    ctx.pipeline(m, "msm_scalars_from_montgomery", Checks::Default, OVERRIDES)
+                    ctx.pipeline(m, "msm_digits_from_montgomery", Checks::Default, OVERRIDES)
                         .await?,
                 ),
                 None => None,
@@ -150,11 +151,17 @@ impl BindGroups {
         let (accumulate, chunk_levels, combine, reduce, levels) =
             sum_groups(ctx, p, s, code, bases);
         Self {
-            convert: p
-                .convert
-                .as_ref()
-                .filter(|_| convert)
-                .map(|c| ctx.bind_group(c, &[(sc::SCALARS, &s.scalars), (sc::SP, &s.bparams)])),
+            convert: p.convert.as_ref().filter(|_| convert).map(|c| {
+                ctx.bind_group(
+                    c,
+                    &[
+                        (sc::SCALARS, &s.scalars),
+                        (sc::DIGITS, &s.digits),
+                        (sc::COUNTS, &s.counts),
+                        (sc::BP, &s.bparams),
+                    ],
+                )
+            }),
             digits: ctx.bind_group(
                 &p.digits,
                 &[
@@ -239,10 +246,11 @@ impl BindGroups {
         let digits = on(shape.n.saturating_mul(shape.digit_windows));
         let (windows, blocks) = (shape.windows, scan_blocks(shape.buckets));
         let mut out = Vec::new();
-        if let (Some(pipeline), Some(bind)) = (&p.convert, &self.convert) {
-            out.push(pass(Stage::Digits, pipeline, bind, points));
-        }
-        out.push(pass(Stage::Digits, &p.digits, &self.digits, points));
+        // Scalars as arkworks stores them get their digits from the Montgomery kernel.
+        out.push(match (&p.convert, &self.convert) {
+            (Some(pipeline), Some(bind)) => pass(Stage::Digits, pipeline, bind, points),
+            _ => pass(Stage::Digits, &p.digits, &self.digits, points),
+        });
         out.extend(scan(&self.bucket_scan, blocks, windows));
         out.push(pass(Stage::Scatter, &p.scatter, &self.scatter, digits));
         out.push(pass(Stage::Scan, &p.chunks, &self.chunks, slots));

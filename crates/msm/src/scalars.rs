@@ -98,7 +98,7 @@ impl<'a, F: PrimeField> Scalars<'a, F> {
 
 impl<F: RawMontgomery> Scalars<'_, F> {
     /// The words of scalars `first..` into `out` (32 bytes a scalar) as the field stores them
-    /// (arkworks' Montgomery form), for `msm_scalars_from_montgomery`; canonical words are
+    /// (arkworks' Montgomery form), for `msm_digits_from_montgomery`; canonical words are
     /// copied as they are.
     pub(crate) fn write_montgomery(&self, first: usize, out: &mut [u8]) {
         let count = out.len() / 32;
@@ -147,7 +147,7 @@ pub(crate) fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
 }
 
 /// Writes `scalars` into `buffer` on the host's threads, straight into the upload's staging
-/// memory: as the field stores them (Montgomery form, for `msm_scalars_from_montgomery`)
+/// memory: as the field stores them (Montgomery form, for `msm_digits_from_montgomery`)
 /// where `montgomery`, else as canonical words, checking each against `limit` bits. Returns
 /// the first scalar found wider than `limit` (its index and bit length), if any.
 pub(crate) fn write_scalars<F: PrimeField + RawMontgomery>(

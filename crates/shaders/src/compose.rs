@@ -387,7 +387,10 @@ pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] = &[
 pub fn msm_buckets() -> Composed {
     Composed {
         name: "msm_buckets".into(),
-        parts: vec![fragment!("kernels/msm_buckets.wgsl")],
+        parts: vec![
+            fragment!("kernels/msm_digits.wgsl"),
+            fragment!("kernels/msm_buckets.wgsl"),
+        ],
         entry_points: MSM_BUCKETS_ENTRY_POINTS,
     }
 }
@@ -439,19 +442,22 @@ fn over_field(
     }
 }
 
-/// Entry points of the MSM scalar-conversion module.
-pub const MSM_SCALARS_ENTRY_POINTS: &[&str] = &["msm_scalars_from_montgomery"];
+/// Entry points of the MSM Montgomery-digits module.
+pub const MSM_SCALARS_ENTRY_POINTS: &[&str] = &["msm_digits_from_montgomery"];
 
-/// MSM scalars from arkworks' Montgomery form to canonical integers, in place
-/// (`shaders/kernels/msm_scalars.wgsl`), over the scalar field `f` (an `Fr`: 8-word packed
-/// elements).
+/// MSM digits of scalars in arkworks' Montgomery form, converted in registers
+/// (`shaders/kernels/msm_digits.wgsl`, then `shaders/kernels/msm_scalars.wgsl`), over the
+/// scalar field `f` (an `Fr`: 8-word packed elements).
 pub fn msm_scalars(f: FieldModule) -> Composed {
-    over_field(
+    let mut m = over_field(
         f,
         "msm_scalars",
         fragment!("kernels/msm_scalars.wgsl"),
         MSM_SCALARS_ENTRY_POINTS,
-    )
+    );
+    let kernel = m.parts.len() - 1;
+    m.parts.insert(kernel, fragment!("kernels/msm_digits.wgsl"));
+    m
 }
 
 /// Entry points of the NTT pass module.
