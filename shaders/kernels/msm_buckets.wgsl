@@ -5,8 +5,9 @@
 //   msm_scan     one workgroup per block: exclusive prefix sums of the histogram (the totals of
 //                the window's earlier blocks, then a workgroup scan), giving each bucket's
 //                first slot in `entries` (window w's slots start at w * n);
-//   msm_scatter  one invocation per digit: writes point index | sign << 31 into its bucket's
-//                next free slot (in every base set: below);
+//   msm_scatter  one invocation per digit: writes point index | sign << 31 into its bucket at
+//                the digit's rank (in every base set: below);
+//   msm_bucket_sizes  one invocation per bucket of every set's windows: its size;
 //   msm_chunk_counts  one invocation per bucket: how many chunks of at most `chunk` entries
 //                the bucket splits into (load balancing; msm_scan then gives chunk offsets),
 //                a histogram of chunk sizes (largest first), the list of buckets whose sum
@@ -155,8 +156,9 @@ fn msm_scan(
     }
 }
 
-// Binding 2 here is a second, zeroed buffer of the same shape as the histogram: each bucket's
-// fill cursor.
+// Binding 2 here is a second, zeroed buffer of the same shape as the histogram: the fill
+// cursors of ranks from rank_cap() on (a bucket of that many digits of one window); below
+// it, a digit's rank is its slot in the bucket.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_scatter(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -172,16 +174,33 @@ fn msm_scatter(
     let w = j / bp.n;
     let i = j % bp.n;
     let dig = digits[j];
-    let d = dig >> 1u;
+    let d = (dig >> 1u) & ((1u << bp.c) - 1u);
     if (d != 0u) {
+        let rank = dig >> (bp.c + 1u);
         let bw = w % bp.fold_windows;
         let level = w / bp.fold_windows;
         for (var k = 0u; k < bp.sets; k++) {
             let slot = (k * bp.set_windows + bw) * bp.buckets + d;
-            let pos = offsets[slot] + atomicAdd(&counts[slot], 1u);
-            entries[pos] = ((k * bp.folds + level) * bp.set_stride + i) | ((dig & 1u) << 31u);
+            var at = rank;
+            if (rank == rank_cap()) {
+                at = rank + atomicAdd(&counts[slot], 1u);
+            }
+            entries[offsets[slot] + at] =
+                ((k * bp.folds + level) * bp.set_stride + i) | ((dig & 1u) << 31u);
         }
     }
+}
+
+// One invocation per bucket of every window of every set (binding 2 the histogram, binding
+// 3 the sizes): each bucket's size, from the histogram of its digit window (window w's is
+// that of w mod set_windows), for the chunk kernels and the accumulation.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn msm_bucket_sizes(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let slot = gid.x + gid.y * bp.row_stride;
+    if (slot >= bp.windows * bp.buckets) {
+        return;
+    }
+    offsets[slot] = atomicLoad(&counts[slot % (bp.set_windows * bp.buckets)]);
 }
 
 // Histogram bin of a chunk of `size` entries: the largest chunks get bin 0.
@@ -199,7 +218,7 @@ var<workgroup> wg_listed: atomic<u32>;
 var<workgroup> wg_most: atomic<u32>;
 var<workgroup> wg_base: u32;
 
-// Binding 2 holds the bucket sizes (the scatter's cursors end equal to them), binding 3 the
+// Binding 2 holds the bucket sizes (msm_bucket_sizes), binding 3 the
 // chunk counts, binding 6 the chunk-size histogram, binding 8 the combine list (its count and
 // maximum zeroed). The list and the maximum are gathered per workgroup first, so the global
 // atomics are one per workgroup.

@@ -31,7 +31,9 @@ struct BucketParams {
     folds: u32,
     // Digit windows per bucket window at most: window w's slots start at w * n * load.
     load: u32,
-    _pad1: u32,
+    // The largest rank a digit word holds (rank_cap below): 2^(31 - c) - 1, 0 for none (few
+    // digits per bucket, docs/msm.md), or what a test asks.
+    rank_cap: u32,
     _pad2: u32,
     _pad3: u32,
     // The scalar field's modulus r, 8 little-endian words (msm_digits).
@@ -62,7 +64,7 @@ fn window_bits(x: array<u32, 8>, w: u32) -> u32 {
 }
 
 // Signed c-bit digits of scalar i (`canonical`: below r, 8 little-endian words),
-// window-major, as (bucket << 1) | negative, counted into the histogram. Like arkworks' `msm` (ark-ec's msm_signed), a scalar s of more than 64 bits
+// window-major, as digit words (rank_cap below), counted into the histogram. Like arkworks' `msm` (ark-ec's msm_signed), a scalar s of more than 64 bits
 // with r - s < 2^64 is taken as the integer s - r: its digits are those of r - s, negated.
 // In the prime-order subgroup (s - r) P = s P; outside it the two differ, and arkworks' sum
 // is the one to match.
@@ -89,7 +91,12 @@ fn scalar_digits(i: u32, canonical: array<u32, 8>) {
         x = minus;
     }
     let half = 1u << (bp.c - 1u);
+    let cap = rank_cap();
     var carry = 0u;
+    // Each window's word is stored one window late, so that its histogram atomic is in
+    // flight while the next window's is issued.
+    var last = 0u;
+    var last_rank = 0u;
     for (var w = 0u; w < bp.windows; w++) {
         let raw = window_bits(x, w) + carry;
         var d = raw;
@@ -104,9 +111,29 @@ fn scalar_digits(i: u32, canonical: array<u32, 8>) {
         if (negate) {
             sign = sign ^ 1u;
         }
-        digits[w * bp.n + i] = (d << 1u) | sign;
-        if (d != 0u) {
-            atomicAdd(&counts[(w % bp.fold_windows) * bp.buckets + d], 1u);
+        var rank = 0u;
+        let count = (w % bp.fold_windows) * bp.buckets + d;
+        if (d != 0u && cap == 0u) {
+            // No ranks (rank_cap): an atomic whose result is not read, cheaper on NVIDIA.
+            atomicAdd(&counts[count], 1u);
+        } else if (d != 0u) {
+            rank = atomicAdd(&counts[count], 1u);
         }
+        if (w > 0u) {
+            digits[(w - 1u) * bp.n + i] = (min(last_rank, cap) << (bp.c + 1u)) | last;
+        }
+        last = (d << 1u) | sign;
+        last_rank = rank;
     }
+    if (bp.windows > 0u) {
+        digits[(bp.windows - 1u) * bp.n + i] = (min(last_rank, cap) << (bp.c + 1u)) | last;
+    }
+}
+
+// A digit word: bit 0 the sign, bits 1..=c the bucket, the rest the digit's rank among its
+// bucket's digits (the histogram atomic's result: msm_scatter's slot in the bucket without an
+// atomic of its own), or rank_cap() for a rank of rank_cap() or more (c <= 22 leaves at
+// least 9 bits). A cap of 0 keeps no ranks: every digit takes the scatter's cursors.
+fn rank_cap() -> u32 {
+    return min(bp.rank_cap, (1u << (31u - bp.c)) - 1u);
 }

@@ -11,7 +11,7 @@ use crate::record::*;
 use crate::request::{MsmOutput, MsmRequest, MsmScalars};
 use crate::scalars::*;
 use crate::scratch::Scratch;
-use crate::shape::Shape;
+use crate::shape::{Shape, default_rank_cap};
 use crate::timings::MsmTimings;
 use crate::{MsmConfig, MsmError, Result};
 
@@ -37,6 +37,8 @@ pub struct GpuMsm<C: GpuCurve> {
     /// Most points per part of prepared bases (None: the most that the device's binding limit
     /// allows).
     pub(crate) max_part: Option<usize>,
+    /// Ranks a digit word holds where a test set them ([`GpuMsm::with_rank_cap`]).
+    pub(crate) rank_cap: Option<u32>,
     pub(crate) _curve: std::marker::PhantomData<C>,
 }
 
@@ -64,6 +66,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             scalars_module: C::GROUP.scalar_field().map(msm_scalars),
             scratch: std::sync::Mutex::new(Vec::new()),
             max_part: None,
+            rank_cap: None,
             _curve: std::marker::PhantomData,
         })
     }
@@ -74,6 +77,21 @@ impl<C: GpuCurve> GpuMsm<C> {
     pub fn with_max_part(mut self, points: usize) -> Self {
         self.max_part = Some(points.max(1));
         self
+    }
+
+    /// Digit words hold a digit's rank in its bucket below `ranks` from now on, fewer than
+    /// the window width leaves room for (`2^(31 - c) - 1`), whatever the MSM's shape (by
+    /// default only shapes of many digits per bucket keep ranks; docs/msm.md): tests
+    /// use it to send digits down both of the scatter's paths with few points. MSMs already
+    /// run keep their working buffers' setting.
+    pub fn with_rank_cap(mut self, ranks: u32) -> Self {
+        self.rank_cap = Some(ranks);
+        self
+    }
+
+    /// The ranks `shape`'s digit words hold ([`default_rank_cap`] unless a test set them).
+    pub(crate) fn rank_cap(&self, shape: &Shape) -> u32 {
+        self.rank_cap.unwrap_or_else(|| default_rank_cap(shape))
     }
 
     /// Most points per part of prepared bases: the bases, the scalars and every working

@@ -90,11 +90,13 @@ pub(crate) fn bucket_params<F: PrimeField>(
 }
 
 /// Parameters of the digits, the histogram scan and the scatter: the digit windows of
-/// every set, folded as the shape says.
+/// every set, folded as the shape says, and the largest rank a digit word holds
+/// ([`crate::GpuMsm::with_rank_cap`]; the shaders cap it at `2^(31 - c) - 1` too).
 pub(crate) fn digit_params<F: PrimeField>(
     shape: &Shape,
     bins: ChunkBins,
     row_stride: u32,
+    rank_cap: u32,
 ) -> BucketParams {
     BucketParams {
         sets: shape.sets,
@@ -103,6 +105,7 @@ pub(crate) fn digit_params<F: PrimeField>(
         fold_windows: shape.fold_windows,
         folds: shape.folds,
         load: shape.load,
+        rank_cap,
         ..bucket_params::<F>(
             shape,
             bins,

@@ -15,6 +15,7 @@ pub(crate) struct Pipelines {
     pub(crate) scan_blocks: std::sync::Arc<Pipeline>,
     pub(crate) scan: std::sync::Arc<Pipeline>,
     pub(crate) scatter: std::sync::Arc<Pipeline>,
+    pub(crate) sizes: std::sync::Arc<Pipeline>,
     pub(crate) chunks: std::sync::Arc<Pipeline>,
     pub(crate) order: std::sync::Arc<Pipeline>,
     pub(crate) args: std::sync::Arc<Pipeline>,
@@ -53,6 +54,9 @@ impl<C: GpuCurve> GpuMsm<C> {
                 .await?,
             scatter: ctx
                 .pipeline(b, "msm_scatter", Checks::Default, OVERRIDES)
+                .await?,
+            sizes: ctx
+                .pipeline(b, "msm_bucket_sizes", Checks::Default, OVERRIDES)
                 .await?,
             chunks: ctx
                 .pipeline(b, "msm_chunk_counts", Checks::Default, OVERRIDES)
@@ -119,6 +123,7 @@ pub(crate) struct BindGroups {
     /// Each scan is two dispatches over (blocks, windows): block totals, then offsets.
     bucket_scan: (wgpu::BindGroup, wgpu::BindGroup),
     scatter: wgpu::BindGroup,
+    sizes: wgpu::BindGroup,
     chunks: wgpu::BindGroup,
     args: wgpu::BindGroup,
     chunk_scan: (wgpu::BindGroup, wgpu::BindGroup),
@@ -182,8 +187,16 @@ impl BindGroups {
                     (bk::BP, &s.bparams),
                 ],
             ),
-            // The scatter's cursors end equal to the bucket sizes of every window of every
-            // set (the histogram `counts` holds the digit windows only).
+            // Every bucket's size into `cursors` (the scatter's cursors count only ranks past
+            // the digit words' cap), from the histogram of its digit window.
+            sizes: ctx.bind_group(
+                &p.sizes,
+                &[
+                    (bk::COUNTS, &s.counts),
+                    (bk::OFFSETS, &s.cursors),
+                    (bk::BP, &s.ccparams),
+                ],
+            ),
             chunks: ctx.bind_group(
                 &p.chunks,
                 &[
@@ -253,6 +266,7 @@ impl BindGroups {
         });
         out.extend(scan(&self.bucket_scan, blocks, windows));
         out.push(pass(Stage::Scatter, &p.scatter, &self.scatter, digits));
+        out.push(pass(Stage::Scatter, &p.sizes, &self.sizes, slots));
         out.push(pass(Stage::Scan, &p.chunks, &self.chunks, slots));
         out.push(pass(Stage::Scan, &p.args, &self.args, Dispatch::Grid(1, 1)));
         out.extend(scan(&self.chunk_scan, blocks, windows));

@@ -135,11 +135,16 @@ impl<C: GpuCurve> GpuMsm<C> {
             // Digits, histogram scan and scatter: the digit windows, and the sets.
             bparams: ctx.uniform_buffer(
                 "msm bucket params",
-                &digit_params::<C::Scalar>(&shape, bins, stride),
+                &digit_params::<C::Scalar>(&shape, bins, stride, self.rank_cap(&shape)),
             ),
+            // Bucket sizes and chunk counts, over every set's windows (msm_bucket_sizes reads
+            // the histogram of window w mod set_windows).
             ccparams: ctx.uniform_buffer(
                 "msm chunk count params",
-                &bucket_params(n, cstride, windows, buckets),
+                &BucketParams {
+                    set_windows: shape.set_windows,
+                    ..bucket_params(n, cstride, windows, buckets)
+                },
             ),
             // The chunk scan: window w's chunks start at w * cap.
             csparams: ctx.uniform_buffer(

@@ -358,3 +358,23 @@ impl RowLayout {
         self.rows.iter().sum()
     }
 }
+
+/// Average digits per bucket from which digit words keep their ranks, so that the scatter
+/// needs no atomic of its own (H100, docs/PERFORMANCE.md, session 27): the histogram's
+/// atomics then return their results, which costs more than the scatter saves where few
+/// digits share a bucket (BN254 G1 2^20 folded, 26 a bucket: 0.06 ms more) and saves where
+/// many do (BLS12-381 G1 2^24 with 16-bit windows, 512 a bucket: 2.3 ms less).
+pub(crate) const RANKS_FROM_LOAD: u64 = 64;
+
+/// The ranks `shape`'s digit words hold: all that fit (`u32::MAX`; the shaders cap it at
+/// `2^(31 - c) - 1`) where its buckets get [`RANKS_FROM_LOAD`] digits or more on average,
+/// else none (0).
+pub(crate) fn default_rank_cap(shape: &Shape) -> u32 {
+    let digits = u64::from(shape.n) * u64::from(shape.digit_windows);
+    let buckets = u64::from(shape.set_windows) * u64::from(shape.buckets.saturating_sub(1));
+    if digits >= RANKS_FROM_LOAD * buckets.max(1) {
+        u32::MAX
+    } else {
+        0
+    }
+}

@@ -293,3 +293,18 @@ fn host_sums_are_fewer_where_tree_levels_are_cheap() {
     assert_eq!(left, 4 + 14 * 2);
     assert!(left as usize <= crate::combine::SEQUENTIAL_SUMS);
 }
+
+#[test]
+fn digit_words_keep_ranks_where_buckets_are_crowded() {
+    use crate::shape::default_rank_cap;
+    let shape = |log_n: u32| {
+        let n = 1usize << log_n;
+        Shape::new::<Bls12_381G1>(n, (1, n as u32), None, MsmConfig::default(), u64::MAX).unwrap()
+    };
+    // 2^24 points, 16-bit windows: 512 digits a bucket.
+    let big = shape(24);
+    assert_eq!((big.c, default_rank_cap(&big)), (16, u32::MAX));
+    // 2^16 points, 13-bit windows (about 16 a bucket): no ranks.
+    let small = shape(16);
+    assert_eq!(default_rank_cap(&small), 0, "{small:?}");
+}

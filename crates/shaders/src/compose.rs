@@ -378,6 +378,7 @@ pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] = &[
     "msm_scan_blocks",
     "msm_scan",
     "msm_scatter",
+    "msm_bucket_sizes",
     "msm_chunk_counts",
     "msm_chunk_order",
     "msm_combine_args",
