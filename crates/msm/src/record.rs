@@ -7,7 +7,7 @@ use crate::params::{CHUNK_BINS, OVERRIDES, WORKGROUP_SIZE, scan_blocks};
 use crate::scratch::Scratch;
 use crate::shape::Shape;
 use crate::{GpuMsm, Result};
-use zkgpu_shaders::contract::{msm_accumulate as acc, msm_buckets as bk, msm_scalars as sc};
+use zkgpu_shaders::contract::{msm_accumulate as acc, msm_buckets as bk};
 
 /// The pipelines of one MSM.
 pub(crate) struct Pipelines {
@@ -118,12 +118,13 @@ pub(crate) struct Pass<'a> {
 /// hold only the bindings each entry point uses; bindings are named by the kernels'
 /// variables (`zkgpu_shaders::contract`).
 pub(crate) struct BindGroups {
-    convert: Option<wgpu::BindGroup>,
+    /// Whether the digits come from `msm_digits_from_montgomery` ([`digit_pipeline`]).
+    convert: bool,
     digits: wgpu::BindGroup,
     /// Each scan is two dispatches over (blocks, windows): block totals, then offsets.
     bucket_scan: (wgpu::BindGroup, wgpu::BindGroup),
     scatter: wgpu::BindGroup,
-    sizes: wgpu::BindGroup,
+    sizes: Option<wgpu::BindGroup>,
     chunks: wgpu::BindGroup,
     args: wgpu::BindGroup,
     chunk_scan: (wgpu::BindGroup, wgpu::BindGroup),
@@ -156,19 +157,10 @@ impl BindGroups {
         let (accumulate, chunk_levels, combine, reduce, levels) =
             sum_groups(ctx, p, s, code, bases);
         Self {
-            convert: p.convert.as_ref().filter(|_| convert).map(|c| {
-                ctx.bind_group(
-                    c,
-                    &[
-                        (sc::SCALARS, &s.scalars),
-                        (sc::DIGITS, &s.digits),
-                        (sc::COUNTS, &s.counts),
-                        (sc::BP, &s.bparams),
-                    ],
-                )
-            }),
+            convert,
+            // Both digit kernels take their bindings from msm_digits.wgsl.
             digits: ctx.bind_group(
-                &p.digits,
+                digit_pipeline(p, convert),
                 &[
                     (bk::SCALARS, &s.scalars),
                     (bk::DIGITS, &s.digits),
@@ -187,16 +179,19 @@ impl BindGroups {
                     (bk::BP, &s.bparams),
                 ],
             ),
-            // Every bucket's size into `cursors` (the scatter's cursors count only ranks past
-            // the digit words' cap), from the histogram of its digit window.
-            sizes: ctx.bind_group(
-                &p.sizes,
-                &[
-                    (bk::COUNTS, &s.counts),
-                    (bk::OFFSETS, &s.cursors),
-                    (bk::BP, &s.ccparams),
-                ],
-            ),
+            // Where digit words keep ranks, every bucket's size into `cursors` (the scatter's
+            // cursors then count only ranks past the cap), from the histogram of its digit
+            // window; without ranks the scatter's cursors end equal to the sizes.
+            sizes: s.ranked.then(|| {
+                ctx.bind_group(
+                    &p.sizes,
+                    &[
+                        (bk::COUNTS, &s.counts),
+                        (bk::OFFSETS, &s.cursors),
+                        (bk::BP, &s.ccparams),
+                    ],
+                )
+            }),
             chunks: ctx.bind_group(
                 &p.chunks,
                 &[
@@ -259,14 +254,13 @@ impl BindGroups {
         let digits = on(shape.n.saturating_mul(shape.digit_windows));
         let (windows, blocks) = (shape.windows, scan_blocks(shape.buckets));
         let mut out = Vec::new();
-        // Scalars as arkworks stores them get their digits from the Montgomery kernel.
-        out.push(match (&p.convert, &self.convert) {
-            (Some(pipeline), Some(bind)) => pass(Stage::Digits, pipeline, bind, points),
-            _ => pass(Stage::Digits, &p.digits, &self.digits, points),
-        });
+        let digit_kernel = digit_pipeline(p, self.convert);
+        out.push(pass(Stage::Digits, digit_kernel, &self.digits, points));
         out.extend(scan(&self.bucket_scan, blocks, windows));
         out.push(pass(Stage::Scatter, &p.scatter, &self.scatter, digits));
-        out.push(pass(Stage::Scatter, &p.sizes, &self.sizes, slots));
+        if let Some(sizes) = &self.sizes {
+            out.push(pass(Stage::Scatter, &p.sizes, sizes, slots));
+        }
         out.push(pass(Stage::Scan, &p.chunks, &self.chunks, slots));
         out.push(pass(Stage::Scan, &p.args, &self.args, Dispatch::Grid(1, 1)));
         out.extend(scan(&self.chunk_scan, blocks, windows));
@@ -306,6 +300,15 @@ impl BindGroups {
             ));
         }
         out
+    }
+}
+
+/// The digits kernel: `msm_digits_from_montgomery` for scalars as arkworks stores them
+/// (`convert`, where the scalar field has a module), else `msm_digits`.
+fn digit_pipeline(p: &Pipelines, convert: bool) -> &Pipeline {
+    match &p.convert {
+        Some(montgomery) if convert => montgomery,
+        _ => &p.digits,
     }
 }
 

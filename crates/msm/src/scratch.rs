@@ -35,6 +35,8 @@ pub(crate) struct Scratch {
     pub(crate) gparams: wgpu::Buffer,
     pub(crate) seg_out: wgpu::Buffer,
     pub(crate) bparams: wgpu::Buffer,
+    /// Whether digit words keep ranks (`GpuMsm::rank_cap`), so that `msm_bucket_sizes` runs.
+    pub(crate) ranked: bool,
     pub(crate) ccparams: wgpu::Buffer,
     pub(crate) csparams: wgpu::Buffer,
     pub(crate) hsparams: wgpu::Buffer,
@@ -114,6 +116,7 @@ impl<C: GpuCurve> GpuMsm<C> {
         let (levels, left) = self.tree_levels(&shape, accumulate)?;
         let bytes = shape.buffer_bytes::<C>();
         let zeroed = |label: &str, bytes: u64| ctx.storage_zeroed(label, bytes);
+        let rank_cap = self.rank_cap(&shape);
         Ok(Scratch {
             shape,
             scalars: zeroed("msm scalars", bytes.scalars)?,
@@ -135,8 +138,9 @@ impl<C: GpuCurve> GpuMsm<C> {
             // Digits, histogram scan and scatter: the digit windows, and the sets.
             bparams: ctx.uniform_buffer(
                 "msm bucket params",
-                &digit_params::<C::Scalar>(&shape, bins, stride, self.rank_cap(&shape)),
+                &digit_params::<C::Scalar>(&shape, bins, stride, rank_cap),
             ),
+            ranked: rank_cap != 0,
             // Bucket sizes and chunk counts, over every set's windows (msm_bucket_sizes reads
             // the histogram of window w mod set_windows).
             ccparams: ctx.uniform_buffer(
