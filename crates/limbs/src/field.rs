@@ -6,12 +6,13 @@
 //! value `< 2p` and still return a canonical result. `add`, `sub`, `neg` and `double` need
 //! canonical inputs.
 
+use crate::mul::{Reduce, mul, mul_karatsuba, square};
 use crate::params::{FieldParams, LIMB_BITS, LIMB_MASK};
 use crate::program::{Expr, Program, ProgramBuilder, Returns, Var};
 
 /// Where an operand's limbs come from.
 #[derive(Clone, Debug)]
-enum Src {
+pub(crate) enum Src {
     /// Argument `a` (0) or `b` (1).
     Arg(u8),
     /// Known limbs, folded into the program at generation time.
@@ -19,7 +20,7 @@ enum Src {
 }
 
 impl Src {
-    fn limb(&self, i: usize) -> Expr {
+    pub(crate) fn limb(&self, i: usize) -> Expr {
         match self {
             Src::Arg(k) => Expr::Arg(*k, i as u16),
             Src::Const(c) => Expr::Lit(c[i]),
@@ -67,13 +68,11 @@ pub fn programs(p: &FieldParams) -> Vec<Program> {
             &p.p_limbs,
             "-a (canonical in, canonical out)",
         ),
-        mul(
+        mul_karatsuba(
             p,
             "mul",
-            Src::Arg(0),
-            Src::Arg(1),
             Reduce::Canonical,
-            "a b R^-1: CIOS Montgomery product, lazy carries (a b < R p, e.g. inputs < 2p; canonical out)",
+            "a b R^-1: Karatsuba product, SOS Montgomery reduction, lazy carries (a b < R p, e.g. inputs < 2p; canonical out)",
         ),
         square(p),
         mul(
@@ -132,31 +131,6 @@ pub fn lazy_programs(p: &FieldParams) -> Vec<Program> {
         sub_wide(p),
         reduce(p),
     ]
-}
-
-/// How far a multiplication reduces its result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reduce {
-    /// Below `p`.
-    Canonical,
-    /// Below `2p`: the final conditional subtraction is left out.
-    Lazy,
-}
-
-/// `q = t mu mod 2^13`, the Montgomery quotient digit. When `p = 1 mod 2^13` (so `mu = -1`)
-/// it is `-t mod 2^13`: one operation fewer than the product.
-fn quotient_digit(p: &FieldParams, t: Var) -> Expr {
-    if p.mu == LIMB_MASK {
-        Expr::NegMask(Box::new(Expr::Var(t)), LIMB_MASK)
-    } else {
-        Expr::masked(
-            Expr::Mul(
-                Box::new(Expr::masked(Expr::Var(t), LIMB_MASK)),
-                Box::new(Expr::Lit(p.mu)),
-            ),
-            LIMB_MASK,
-        )
-    }
 }
 
 /// Bit `i` of the 13-bit limbs sits in word `i / 32` of the packed form: the two layouts of the
@@ -228,180 +202,8 @@ fn pack(p: &FieldParams) -> Program {
     b.finish(words)
 }
 
-/// CIOS Montgomery multiplication (Koç, Acar, Kaliski 1996, "Analyzing and comparing Montgomery
-/// multiplication algorithms") with the carries of the inner loop deferred: each accumulator
-/// `s_j` takes at most `2n` limb products plus one carry before the final normalization, which
-/// [`crate::params::CARRY_FREE_PRODUCTS`] bounds (the `nSafe` idea of mitschabaude/montgomery).
-/// `n^2 + n^2 + n` u32 multiplications; literal operands are folded.
-fn mul(p: &FieldParams, name: &str, x: Src, y: Src, reduce: Reduce, doc: &str) -> Program {
-    let n = p.n_limbs;
-    let mut b = ProgramBuilder::new(
-        name,
-        1 + u8::from(matches!(y, Src::Arg(1))),
-        Returns::Element,
-        doc,
-    );
-    let s: Vec<Var> = (0..n).map(|j| b.var(format!("s{j}"))).collect();
-    // Which accumulators are known to be zero at generation time.
-    let mut zero = vec![true; n];
-    let t = b.var("t");
-    let q = b.var("q");
-    let c = b.var("c");
-    for i in 0..n {
-        let xi = x.limb(i);
-        // t = s0 + x_i y_0; q = t mu mod 2^13 makes t + q p_0 divisible by 2^13.
-        let t_terms: Vec<Expr> = [
-            (!zero[0]).then(|| Expr::Var(s[0])),
-            Expr::product(xi.clone(), y.limb(0)),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let have_q = match Expr::sum(t_terms) {
-            Some(e) => {
-                b.assign(t, e);
-                b.assign(q, quotient_digit(p, t));
-                let low = Expr::sum(
-                    [Expr::Var(t)]
-                        .into_iter()
-                        .chain(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[0]))),
-                )
-                .expect("non-empty");
-                b.assign(c, Expr::shifted(low, LIMB_BITS));
-                true
-            }
-            None => false,
-        };
-        // s_{j-1} = s_j + x_i y_j + q p_j (+ carry into the lowest).
-        for j in 1..n {
-            let mut terms: Vec<Expr> = Vec::new();
-            if !zero[j] {
-                terms.push(Expr::Var(s[j]));
-            }
-            terms.extend(Expr::product(xi.clone(), y.limb(j)));
-            if have_q {
-                terms.extend(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[j])));
-                if j == 1 {
-                    terms.push(Expr::Var(c));
-                }
-            }
-            match Expr::sum(terms) {
-                Some(e) => {
-                    b.assign(s[j - 1], e);
-                    zero[j - 1] = false;
-                }
-                None => {
-                    if !zero[j - 1] {
-                        b.assign(s[j - 1], Expr::Lit(0));
-                    }
-                    zero[j - 1] = true;
-                }
-            }
-        }
-        zero[n - 1] = true;
-    }
-    let limbs: Vec<Expr> = (0..n)
-        .map(|j| {
-            if zero[j] {
-                Expr::Lit(0)
-            } else {
-                Expr::Var(s[j])
-            }
-        })
-        .collect();
-    let r = normalize(&mut b, p, limbs);
-    let result = match reduce {
-        Reduce::Canonical => conditional_subtract(&mut b, &p.p_limbs, &r),
-        Reduce::Lazy => r.into_iter().map(Expr::Var).collect(),
-    };
-    b.finish(result)
-}
-
-/// Squaring: the product columns first, cross terms computed once and doubled (separated
-/// operand scanning, Koç et al. 1996), then the Montgomery reduction column by column.
-/// `n(n+1)/2 + n^2 + n` u32 multiplications; the same `2n`-product accumulator bound as `mul`.
-fn square(p: &FieldParams) -> Program {
-    let n = p.n_limbs;
-    let mut b = ProgramBuilder::new(
-        "square",
-        1,
-        Returns::Element,
-        "a^2 R^-1: SOS Montgomery squaring, lazy carries (input < 2p, canonical out)",
-    );
-    let a = |i: usize| Expr::Arg(0, i as u16);
-    // Doubled limbs (< 2^14): a cross term a_i (2 a_j) < 2^27 counts as two products.
-    let twice: Vec<Var> = (1..n)
-        .map(|j| {
-            b.bind(
-                format!("h{j}"),
-                Expr::Mul(Box::new(a(j)), Box::new(Expr::Lit(2))),
-            )
-        })
-        .collect();
-    let mut cols: Vec<Vec<Expr>> = vec![Vec::new(); 2 * n];
-    for i in 0..n {
-        cols[2 * i].push(Expr::Mul(Box::new(a(i)), Box::new(a(i))));
-        for j in i + 1..n {
-            cols[i + j].push(Expr::Mul(Box::new(a(i)), Box::new(Expr::Var(twice[j - 1]))));
-        }
-    }
-    let t: Vec<Var> = (0..2 * n).map(|k| b.var(format!("t{k}"))).collect();
-    let mut zero = vec![true; 2 * n];
-    for (k, col) in cols.into_iter().enumerate() {
-        if let Some(e) = Expr::sum(col) {
-            b.assign(t[k], e);
-            zero[k] = false;
-        }
-    }
-    let q = b.var("q");
-    let c = b.var("c");
-    for i in 0..n {
-        b.assign(q, quotient_digit(p, t[i]));
-        let low = Expr::sum(
-            [Expr::Var(t[i])]
-                .into_iter()
-                .chain(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[0]))),
-        )
-        .expect("non-empty");
-        b.assign(c, Expr::shifted(low, LIMB_BITS));
-        for j in 1..n {
-            let k = i + j;
-            let mut terms = Vec::new();
-            if !zero[k] {
-                terms.push(Expr::Var(t[k]));
-            }
-            terms.extend(Expr::product(Expr::Var(q), Expr::Lit(p.p_limbs[j])));
-            if j == 1 {
-                terms.push(Expr::Var(c));
-            }
-            if let Some(e) = Expr::sum(terms) {
-                b.assign(t[k], e);
-                zero[k] = false;
-            }
-        }
-    }
-    let limbs: Vec<Expr> = (n..2 * n)
-        .map(|k| {
-            if zero[k] {
-                Expr::Lit(0)
-            } else {
-                Expr::Var(t[k])
-            }
-        })
-        .collect();
-    let result = normalize_and_reduce(&mut b, p, limbs);
-    b.finish(result)
-}
-
-/// Carries unnormalized limbs into 13-bit limbs (the value must be `< 2p < R`), then subtracts
-/// `p` once if the value is at least `p`. Returns canonical limbs.
-fn normalize_and_reduce(b: &mut ProgramBuilder, p: &FieldParams, limbs: Vec<Expr>) -> Vec<Expr> {
-    let r = normalize(b, p, limbs);
-    conditional_subtract(b, &p.p_limbs, &r)
-}
-
 /// Carries unnormalized limbs into 13-bit limbs; the value must be below `R`.
-fn normalize(b: &mut ProgramBuilder, p: &FieldParams, limbs: Vec<Expr>) -> Vec<Var> {
+pub(crate) fn normalize(b: &mut ProgramBuilder, p: &FieldParams, limbs: Vec<Expr>) -> Vec<Var> {
     let n = p.n_limbs;
     let r: Vec<Var> = (0..n).map(|j| b.var(format!("r{j}"))).collect();
     let k = b.var("k");
@@ -425,7 +227,7 @@ fn normalize(b: &mut ProgramBuilder, p: &FieldParams, limbs: Vec<Expr>) -> Vec<V
 /// Given normalized limbs of a value `< 2m` (`m` is `p` or `2p`, in normalized limbs), the
 /// limbs of the value reduced below `m`: `d = r - m` with a borrow chain kept in range by
 /// adding `2^13` to each limb first, then `select(r, d, no borrow)`.
-fn conditional_subtract(b: &mut ProgramBuilder, m: &[u32], r: &[Var]) -> Vec<Expr> {
+pub(crate) fn conditional_subtract(b: &mut ProgramBuilder, m: &[u32], r: &[Var]) -> Vec<Expr> {
     let n = m.len();
     let d: Vec<Var> = (0..n).map(|j| b.var(format!("d{j}"))).collect();
     let w = b.var("w");
