@@ -8,6 +8,7 @@
 pub mod encode;
 pub mod field;
 pub mod fields;
+mod karatsuba;
 mod mul;
 pub mod params;
 pub mod program;
