@@ -50,7 +50,8 @@ override WORKGROUP_SIZE: u32;
 @group(0) @binding(11) var<storage, read_write> partials: array<u32>;
 // Chunks in accumulation order: (bucket slot + 1, chunk index) pairs, (0, 0) past the last.
 @group(0) @binding(12) var<storage, read> chunk_order: array<u32>;
-// Buckets of zero or several chunks (msm_chunk_counts): [0] how many, [2..] their slots.
+// Buckets of zero or several chunks (msm_chunk_counts): [0] how many, [1] the most chunks of
+// a bucket, [3..] their slots.
 @group(0) @binding(15) var<storage, read> combine_list: array<u32>;
 
 // Bases are stored packed (FE_PACKED words a register), as the VM's registers are: loaded
@@ -173,7 +174,7 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (j >= combine_list[0]) {
             return;
         }
-        slot = combine_list[2u + j];
+        slot = combine_list[3u + j];
         m = (chunk_counts[slot] + stride - 1u) / stride;
     } else {
         if (j >= ap.windows * ap.cap) {

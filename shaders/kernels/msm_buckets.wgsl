@@ -216,12 +216,15 @@ fn chunk_split(slot: u32) -> vec2<u32> {
 
 var<workgroup> wg_listed: atomic<u32>;
 var<workgroup> wg_most: atomic<u32>;
+var<workgroup> wg_top: atomic<u32>;
 var<workgroup> wg_base: u32;
 
 // Binding 2 holds the bucket sizes (msm_bucket_sizes), binding 3 the
-// chunk counts, binding 6 the chunk-size histogram, binding 8 the combine list (its count and
-// maximum zeroed). The list and the maximum are gathered per workgroup first, so the global
-// atomics are one per workgroup.
+// chunk counts, binding 6 the chunk-size histogram, binding 8 the combine list: [0] the
+// listed buckets, [1] the most chunks of a bucket, [2] the chunks of the histogram's first
+// bin (every full chunk among them), [3..] the list; its first three words zeroed. The
+// counts, the list and the maximum are gathered per workgroup first, so the global atomics
+// are one per workgroup.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_chunk_counts(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -237,11 +240,18 @@ fn msm_chunk_counts(
         let rest = split.y;
         chunks = full + select(0u, 1u, rest != 0u);
         offsets[slot] = chunks;
+        var top = 0u;
         if (full != 0u) {
             atomicAdd(&chunk_bins[chunk_key(bp.chunk)], full);
+            top = full;
         }
         if (rest != 0u) {
-            atomicAdd(&chunk_bins[chunk_key(rest)], 1u);
+            let key = chunk_key(rest);
+            atomicAdd(&chunk_bins[key], 1u);
+            top += select(0u, 1u, key == 0u);
+        }
+        if (top != 0u) {
+            atomicAdd(&wg_top, top);
         }
         listed = chunks != 1u;
         if (listed) {
@@ -256,49 +266,53 @@ fn msm_chunk_counts(
             wg_base = atomicAdd(&combine_list[0], k);
         }
         atomicMax(&combine_list[1], atomicLoad(&wg_most));
+        let top = atomicLoad(&wg_top);
+        if (top != 0u) {
+            atomicAdd(&combine_list[2], top);
+        }
     }
     workgroupBarrier();
     if (listed) {
-        atomicStore(&combine_list[2u + wg_base + at], slot);
+        atomicStore(&combine_list[3u + wg_base + at], slot);
     }
 }
 
 struct ArgsParams {
-    // Most workgroups in x of the listed buckets' dispatch (its kernel's row stride is this
+    // Most workgroups in x of every dispatch written here (their kernels' row stride is this
     // times WORKGROUP_SIZE).
     x_max: u32,
-    // Tree levels over large buckets' chunks, the chunk sums one invocation adds per level,
-    // and the levels' full grid.
+    // Tree levels over large buckets' chunks, and the chunk sums one invocation adds per level.
     levels: u32,
     group: u32,
-    full_x: u32,
-    full_y: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(9) var<storage, read_write> dispatch_args: array<u32>;
 @group(0) @binding(10) var<uniform> gp: ArgsParams;
 
 // Indirect dispatch sizes (x, y, 1): [0..3) one invocation per listed bucket; then per tree
-// level l (partials group^l apart) the full grid where some bucket has more than
-// group^(l + 1) chunks (the last pass would otherwise add more than `group` partials of it),
-// else no workgroups: the levels that run are a prefix, and the last pass finds their stride
-// from the same maximum. Loops count to a uniform.
+// level l (partials group^l apart), where some bucket has more than group^(l + 1) chunks (the
+// last pass would otherwise add more than `group` partials of it), one invocation per chunk
+// of the histogram's first bin, else no workgroups: the levels that run are a prefix, and the
+// last pass finds their stride from the same maximum. Only a full chunk starts a group of
+// more than one partial (a bucket's last chunk starts none), and every full chunk sits in
+// that first bin, the first positions of the chunk order (msm_chunk_order). Loops count to a
+// uniform.
 @compute @workgroup_size(1)
 fn msm_combine_args() {
     let listed = atomicLoad(&combine_list[0]);
     let most = atomicLoad(&combine_list[1]);
+    let top = atomicLoad(&combine_list[2]);
     let groups = (listed + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
     dispatch_args[0] = min(groups, gp.x_max);
     dispatch_args[1] = (groups + gp.x_max - 1u) / gp.x_max;
     dispatch_args[2] = 1u;
+    let top_groups = (top + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
     var stride = 1u;
     for (var l = 0u; l < gp.levels; l++) {
         let run = most > stride * gp.group;
-        dispatch_args[3u + 3u * l] = select(0u, gp.full_x, run);
-        dispatch_args[4u + 3u * l] = select(0u, gp.full_y, run);
+        dispatch_args[3u + 3u * l] = select(0u, min(top_groups, gp.x_max), run);
+        dispatch_args[4u + 3u * l] = select(0u, (top_groups + gp.x_max - 1u) / gp.x_max, run);
         dispatch_args[5u + 3u * l] = 1u;
         stride = stride * gp.group;
     }

@@ -140,10 +140,11 @@ pub const WIDE_PARTIAL_FOLD_MIN: usize = 1 << 21;
 pub const DEFAULT_TREE_GROUP: u32 = 4;
 
 /// The default [`MsmConfig::chunk_group`] for a group whose base field has degree `degree`
-/// over the prime field: 16 for G1 (the sums over 16 chunks are short enough), 4 over Fq2,
-/// whose additions take three times as long (docs/PERFORMANCE.md).
-pub fn default_chunk_group(degree: usize) -> u32 {
-    if degree > 1 { 4 } else { 16 }
+/// over the prime field: 4 for every group. A tree level over a large bucket's chunks runs
+/// only over the chunks that can start a group, so short chains and more levels win
+/// (docs/PERFORMANCE.md, session 28).
+pub fn default_chunk_group(_degree: usize) -> u32 {
+    4
 }
 
 /// MSM shapes whose working buffers an engine keeps.

@@ -449,8 +449,8 @@ pub(crate) fn encode(
     ] {
         enc.clear_buffer(buf, 0, None);
     }
-    // The combine list's count and maximum.
-    enc.clear_buffer(&s.combine_list, 0, Some(8));
+    // The combine list's count, maximum and first-bin chunks.
+    enc.clear_buffer(&s.combine_list, 0, Some(12));
     // Untimed, every dispatch goes into one compute pass (wgpu orders them with the same
     // barriers); timed, each pass gets its own, with its timestamps.
     let dispatch = |cp: &mut wgpu::ComputePass<'_>, pass: &Pass<'_>| {

@@ -212,14 +212,10 @@ impl<C: GpuCurve> GpuMsm<C> {
 
     /// `msm_combine_args`' parameters for `levels` chunk tree levels.
     fn args_params(&self, shape: &Shape, levels: u32) -> ArgsParams {
-        let max = self.ctx.limits().max_compute_workgroups_per_dimension;
-        let (full_x, full_y, _) = grid(shape.chunk_slots, WORKGROUP_SIZE, max);
         ArgsParams {
             x_max: LIST_X,
             levels,
             group: shape.chunk_group,
-            full_x,
-            full_y,
             ..ArgsParams::default()
         }
     }
@@ -261,6 +257,8 @@ impl<C: GpuCurve> GpuMsm<C> {
             levels.push(self.ctx.uniform_buffer(
                 "msm chunk tree params",
                 &AccumulateParams {
+                    // msm_combine_args sizes the levels' grids as the combine's.
+                    row_stride: LIST_X * WORKGROUP_SIZE,
                     stride,
                     level_mode: 1,
                     ..accumulate

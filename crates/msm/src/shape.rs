@@ -116,7 +116,7 @@ impl Shape {
             chunk_order: chunk_slots * 8,
             partials: chunk_slots * point,
             seg_out: self.seg_out_bytes::<C>(),
-            combine_list: (2 + u64::from(self.slots)) * 4,
+            combine_list: (3 + u64::from(self.slots)) * 4,
         }
     }
 
