@@ -141,7 +141,8 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
 // bucket_sums (a copy for one, the identity for none). Mode 2 is mode 0 for the buckets of
 // combine_list only (none or several chunks; the reduction reads a one-chunk bucket's sum
 // from its partial). Mode 1, one level of a tree for
-// buckets of many chunks, one invocation per entry of chunk_order: the partials of a bucket
+// buckets of many chunks, one invocation per entry of chunk_order's first bin (the full
+// chunks; msm_combine_args sizes the grid): the partials of a bucket
 // still to be added sit `stride` apart (stride = group^level), and the invocation of chunk
 // index q (a multiple of stride x group) adds the `group` of them from q on and writes the sum
 // in place of the first. Mode 0 then adds the ceil(count / stride) partials that are left.

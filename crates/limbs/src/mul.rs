@@ -104,17 +104,14 @@ pub(crate) fn mul(
             }
         })
         .collect();
-    let r = normalize(&mut b, p, limbs);
-    let result = match reduce {
-        Reduce::Canonical => conditional_subtract(&mut b, &p.p_limbs, &r),
-        Reduce::Lazy => r.into_iter().map(Expr::Var).collect(),
-    };
+    let result = carry_and_reduce(&mut b, p, limbs, reduce);
     b.finish(result)
 }
 
 /// Squaring: the product columns first, cross terms computed once and doubled (separated
-/// operand scanning, Koç et al. 1996), then the Montgomery reduction column by column.
-/// `n(n+1)/2 + n^2 + n` u32 multiplications; the same `2n`-product accumulator bound as `mul`.
+/// operand scanning, Koç et al. 1996), then `mul`'s Montgomery reduction in two blocks
+/// ([`reduce_in_blocks`]): `n(n+1)/2` u32 multiplications for the columns (1299 in all for 30
+/// limbs); the same `2n`-product accumulator bound as `mul`.
 pub(crate) fn square(p: &FieldParams) -> Program {
     let n = p.n_limbs;
     let mut b = ProgramBuilder::new(
@@ -195,6 +192,17 @@ fn reduce_columns(
     }
     reduce_in_blocks(b, p, names, &mut columns);
     let limbs: Vec<Expr> = (n..2 * n).map(|k| columns.get(k)).collect();
+    carry_and_reduce(b, p, limbs, reduce)
+}
+
+/// The result's unnormalized limbs (value below `2p`) carried into 13-bit limbs, then reduced
+/// below `p` or left below `2p`.
+fn carry_and_reduce(
+    b: &mut ProgramBuilder,
+    p: &FieldParams,
+    limbs: Vec<Expr>,
+    reduce: Reduce,
+) -> Vec<Expr> {
     let r = normalize(b, p, limbs);
     match reduce {
         Reduce::Canonical => conditional_subtract(b, &p.p_limbs, &r),

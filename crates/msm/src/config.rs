@@ -29,7 +29,7 @@ pub struct MsmConfig {
     /// serial chains and more levels.
     pub tree_group: Option<u32>,
     /// Chunk sums one invocation adds per level of the tree over a large bucket's chunks,
-    /// 2..=1024 (default: [`default_chunk_group`]).
+    /// 2..=1024 (default: [`DEFAULT_CHUNK_GROUP`]).
     pub chunk_group: Option<u32>,
 }
 
@@ -139,13 +139,10 @@ pub const WIDE_PARTIAL_FOLD_MIN: usize = 1 << 21;
 /// group measured (docs/PERFORMANCE.md).
 pub const DEFAULT_TREE_GROUP: u32 = 4;
 
-/// The default [`MsmConfig::chunk_group`] for a group whose base field has degree `degree`
-/// over the prime field: 4 for every group. A tree level over a large bucket's chunks runs
-/// only over the chunks that can start a group, so short chains and more levels win
-/// (docs/PERFORMANCE.md, session 28).
-pub fn default_chunk_group(_degree: usize) -> u32 {
-    4
-}
+/// The default [`MsmConfig::chunk_group`], every group: a tree level over a large bucket's
+/// chunks runs only over the chunks that can start a group, so short chains and more levels
+/// win, G1 included (docs/PERFORMANCE.md, session 28; before, 16 for G1).
+pub const DEFAULT_CHUNK_GROUP: u32 = 4;
 
 /// MSM shapes whose working buffers an engine keeps.
 pub const SCRATCH_POOL: usize = 4;

@@ -44,8 +44,8 @@ use zkgpu_runtime::GpuError;
 pub use bases::{Fold, MAX_FOLDS, PreparedBases};
 pub use budget::buffer_plan;
 pub use config::{
-    DEFAULT_TREE_GROUP, MAX_DEFAULT_CHUNK, MAX_FOLDED_DEFAULT_WINDOW, MAX_WINDOW_BITS, MsmConfig,
-    SCRATCH_POOL, default_chunk, default_chunk_group, default_folded_window_bits,
+    DEFAULT_CHUNK_GROUP, DEFAULT_TREE_GROUP, MAX_DEFAULT_CHUNK, MAX_FOLDED_DEFAULT_WINDOW,
+    MAX_WINDOW_BITS, MsmConfig, SCRATCH_POOL, default_chunk, default_folded_window_bits,
     default_reduce_segments, default_window_bits,
 };
 pub use digits::{signed_digits, window_count};

@@ -192,7 +192,7 @@ impl Shape {
                 "reduce_segments {segments} must be a power of two up to {per_window}"
             )));
         }
-        let (tree_group, chunk_group) = tree_groups::<C>(config)?;
+        let (tree_group, chunk_group) = tree_groups(config)?;
         // From the points, not a folded window's entries: the chunks then number as many as
         // without folding (each bucket gets more of them), and so do the accumulation's
         // invocations (on the H100, chunks from the folded window's mean bucket made about a
@@ -291,11 +291,9 @@ fn window_bits(n: usize, fold: Option<FoldLayout>, config: MsmConfig) -> Result<
 }
 
 /// The configured (or default) tree groups: segment sums and chunk sums per invocation.
-fn tree_groups<C: GpuCurve>(config: MsmConfig) -> Result<(u32, u32)> {
+fn tree_groups(config: MsmConfig) -> Result<(u32, u32)> {
     let tree_group = config.tree_group.unwrap_or(DEFAULT_TREE_GROUP);
-    let chunk_group = config
-        .chunk_group
-        .unwrap_or_else(|| default_chunk_group(C::DEGREE));
+    let chunk_group = config.chunk_group.unwrap_or(DEFAULT_CHUNK_GROUP);
     for (name, g) in [("tree_group", tree_group), ("chunk_group", chunk_group)] {
         if !(2..=1024).contains(&g) {
             return Err(MsmError::Config(format!("{name} {g} is outside 2..=1024")));
