@@ -39,12 +39,14 @@ enum FieldArg {
     Bn254Fr,
     #[value(name = "bn254-fq2")]
     Bn254Fq2,
+    #[value(name = "ed-on-bls12-377-fr")]
+    EdOnBls12_377Fr,
 }
 
 /// Arguments of `arith field`.
 #[derive(Args, Debug)]
 pub struct FieldArgs {
-    /// Fields to run (repeatable); all nine by default.
+    /// Fields to run (repeatable); all ten by default.
     #[arg(long, value_enum)]
     field: Vec<FieldArg>,
     /// log2 of the number of elements, one invocation each [default: 20 on a GPU, 12 on a
@@ -84,6 +86,7 @@ fn module_of(f: FieldArg) -> FieldModule {
         FieldArg::Bn254Fq => FieldModule::Bn254Fq,
         FieldArg::Bn254Fr => FieldModule::Bn254Fr,
         FieldArg::Bn254Fq2 => FieldModule::Bn254Fq2,
+        FieldArg::EdOnBls12_377Fr => FieldModule::EdOnBls12_377Fr,
     }
 }
 
@@ -105,6 +108,7 @@ fn u32_muls(m: FieldModule) -> usize {
         FieldModule::Bn254Fq => base(K::Bn254Fq),
         FieldModule::Bn254Fr => base(K::Bn254Fr),
         FieldModule::Bn254Fq2 => 3 * base(K::Bn254Fq),
+        FieldModule::EdOnBls12_377Fr => base(K::EdOnBls12_377Fr),
     }
 }
 
@@ -243,6 +247,9 @@ pub fn run(args: &FieldArgs) -> Result<(), Box<dyn std::error::Error>> {
             FieldArg::Bn254Fq => bench_one::<ark_bn254::Fq>(&ctx, m, n, reps, args.runs, &checks),
             FieldArg::Bn254Fr => bench_one::<ark_bn254::Fr>(&ctx, m, n, reps, args.runs, &checks),
             FieldArg::Bn254Fq2 => bench_one::<ark_bn254::Fq2>(&ctx, m, n, reps, args.runs, &checks),
+            FieldArg::EdOnBls12_377Fr => {
+                bench_one::<ark_ed_on_bls12_377::Fr>(&ctx, m, n, reps, args.runs, &checks)
+            }
         }?;
         rows.extend(r);
     }

@@ -14,12 +14,14 @@ struct AccumulateParams {
     entry_identity: u32,
     entry_madd: u32,
     // First register (within the affine point) and number of registers that negating the
-    // point flips: y on Weierstrass curves, x on twisted Edwards.
+    // point negates: y on Weierstrass curves, 2d x y on twisted Edwards, where negating also
+    // swaps the first two registers (y - x and y + x) when neg_swap is 1.
     neg_reg: u32,
     // Registers of an accumulator, and of an affine point (loaded after it).
     acc_regs: u32,
     affine_regs: u32,
     neg_regs: u32,
+    neg_swap: u32,
     // Windows, buckets per window, entries per chunk.
     windows: u32,
     buckets: u32,
@@ -123,6 +125,11 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
             // program at a different instruction) keeps every lane of a warp on the same VM
             // instruction.
             if ((entry >> 31u) == 1u) {
+                if (ap.neg_swap == 1u) {
+                    let x = regs[ap.acc_regs];
+                    regs[ap.acc_regs] = regs[ap.acc_regs + 1u];
+                    regs[ap.acc_regs + 1u] = x;
+                }
                 for (var r = 0u; r < ap.neg_regs; r++) {
                     let x = ap.acc_regs + ap.neg_reg + r;
                     regs[x] = pk_sub(PackedFe(), regs[x]);

@@ -4,13 +4,13 @@
 //! one register each over a prime field, two over Fq2):
 //! - slots 0-3: the accumulator (`X, Y, ZZ, ZZZ` in XYZZ, or `X, Y, T, Z` in extended
 //!   twisted Edwards coordinates);
-//! - slots 4-5: an affine input `(x, y)` for `madd`, or slots 4-7 a second accumulator-form
-//!   input for `add`;
+//! - slots 4-5: an affine input `(x, y)` for `madd` (slots 4-6 `(y - x, y + x, 2d x y)` on
+//!   twisted Edwards curves), or slots 4-7 a second accumulator-form input for `add`;
 //! - slots 8 and up: temporaries; over Fq2, four scratch registers after them.
 //!
-//! Entry points: `identity` (slots 0-3 = the identity), `madd` (slots 0-3 += affine slots
-//! 4-5), `add` (slots 0-3 += slots 4-7), `dbl` (slots 0-3 = 2 slots 0-3), `to_affine` (slots
-//! 4-5 = slots 0-3 in affine form, arkworks' identity encoding included; slots 0-3 are kept).
+//! Entry points: `identity` (slots 0-3 = the identity), `madd` (slots 0-3 += the affine
+//! input), `add` (slots 0-3 += slots 4-7), `dbl` (slots 0-3 = 2 slots 0-3), `to_affine` (the
+//! affine input's slots = slots 0-3 in affine form, arkworks' identity encoding included; slots 0-3 are kept).
 //! Each handles every special case: identities, `P + P`, `P + (-P)`.
 
 use ark_ff::Field;
@@ -444,15 +444,19 @@ fn emit_xyzz_dbl<F: Field>(e: &mut ElAsm<F>, [x1, y1, zz1, zzz1]: [El; 4], t: &[
 }
 
 /// Twisted Edwards curves with `a = -1`, in extended coordinates (`x = X/Z`, `y = Y/Z`,
-/// `T = XY/Z`; Hisil, Wong, Carter, Dawson 2008). The unified formulas add-2008-hwcd (here
-/// 10M with `d` loaded as a constant; mixed also 10M, as it computes `T2 = x2 y2`) and dbl-2008-hwcd
-/// (4M + 4S) are complete on ed-on-bls12-377 (`a` square, `d` non-square), so no special cases.
+/// `T = XY/Z`; Hisil, Wong, Carter, Dawson 2008), complete on ed-on-bls12-377 (`a` square, `d`
+/// non-square), so no special cases. An affine input is stored as `(y - x, y + x, 2d x y)`
+/// (slots 4-6; the identity `(0, 1)` as `(1, 1, 0)`): the mixed addition madd-2008-hwcd-3
+/// then takes 7M, against 10M from `(x, y)`. Negating it swaps slots 4 and 5 and negates
+/// slot 6 (`GpuCurve::AFFINE_NEG_SWAP`). The projective addition is add-2008-hwcd-3 (9M,
+/// `2d` loaded as a constant), the doubling dbl-2008-hwcd (4M + 4S).
 pub fn twisted_edwards_a_minus_1<F: Field>(d: F) -> Program<F> {
     let mut e = ElAsm::<F>::new(1, 0);
     let s = |i| e.slot(i);
     let (x1, y1, t1, z1) = (s(0), s(1), s(2), s(3));
     let (x2, y2, t2, z2) = (s(4), s(5), s(6), s(7));
     let t: Vec<El> = (8..SLOTS).map(s).collect();
+    let two_d = d.double();
 
     e.asm.entry("identity");
     e.zero(x1);
@@ -461,38 +465,30 @@ pub fn twisted_edwards_a_minus_1<F: Field>(d: F) -> Program<F> {
     e.one(z1);
     e.asm.halt();
 
-    for (name, mixed) in [("madd", true), ("add", false)] {
-        e.asm.entry(name);
-        e.mul(t[0], x1, x2); // A = X1 X2
-        e.mul(t[1], y1, y2); // B = Y1 Y2
-        if mixed {
-            e.mul(t[2], x2, y2); // T2 = x2 y2
-            e.mul(t[2], t1, t[2]);
-        } else {
-            e.mul(t[2], t1, t2);
-        }
-        e.load_const(t[3], &[d]);
-        e.mul(t[2], t[2], t[3]); // C = d T1 T2
-        let dd = if mixed {
-            z1 // D = Z1 (Z2 = 1)
-        } else {
-            e.mul(t[7], z1, z2); // D = Z1 Z2
-            t[7]
-        };
-        e.add(t[3], x1, y1);
-        e.add(t[4], x2, y2);
-        e.mul(t[3], t[3], t[4]);
-        e.sub(t[3], t[3], t[0]);
-        e.sub(t[3], t[3], t[1]); // E = (X1 + Y1)(X2 + Y2) - A - B
-        e.sub(t[4], dd, t[2]); // F = D - C
-        e.add(t[5], dd, t[2]); // G = D + C
-        e.add(t[6], t[1], t[0]); // H = B - a A = B + A
-        e.mul(x1, t[3], t[4]); // X3 = E F
-        e.mul(y1, t[5], t[6]); // Y3 = G H
-        e.mul(t1, t[3], t[6]); // T3 = E H
-        e.mul(z1, t[4], t[5]); // Z3 = F G
-        e.asm.halt();
-    }
+    // madd: slots 4-6 hold (y2 - x2, y2 + x2, 2d x2 y2), Z2 = 1.
+    e.asm.entry("madd");
+    e.sub(t[0], y1, x1);
+    e.mul(t[0], t[0], x2); // A = (Y1 - X1)(y2 - x2)
+    e.add(t[1], y1, x1);
+    e.mul(t[1], t[1], y2); // B = (Y1 + X1)(y2 + x2)
+    e.mul(t[2], t1, t2); // C = T1 2d T2
+    e.dbl(t[3], z1); // D = 2 Z1
+    emit_te_tail(&mut e, [x1, y1, t1, z1], &t);
+
+    // add: slots 4-7 hold X2, Y2, T2, Z2.
+    e.asm.entry("add");
+    e.sub(t[0], y1, x1);
+    e.sub(t[4], y2, x2);
+    e.mul(t[0], t[0], t[4]); // A = (Y1 - X1)(Y2 - X2)
+    e.add(t[1], y1, x1);
+    e.add(t[4], y2, x2);
+    e.mul(t[1], t[1], t[4]); // B = (Y1 + X1)(Y2 + X2)
+    e.load_const(t[4], &[two_d]);
+    e.mul(t[2], t1, t[4]);
+    e.mul(t[2], t[2], t2); // C = T1 2d T2
+    e.mul(t[3], z1, z2);
+    e.dbl(t[3], t[3]); // D = 2 Z1 Z2
+    emit_te_tail(&mut e, [x1, y1, t1, z1], &t);
 
     e.asm.entry("dbl");
     e.sqr(t[0], x1); // A = X^2
@@ -514,12 +510,33 @@ pub fn twisted_edwards_a_minus_1<F: Field>(d: F) -> Program<F> {
     e.mul(z1, t[5], t[4]); // Z3 = F G
     e.asm.halt();
 
-    // To affine, into slots 4-5: x = X / Z, y = Y / Z (Z is never 0 on this complete curve;
-    // the identity (0, 1, 0, 1) gives arkworks' (0, 1)). 2M + I.
+    // To affine, into slots 4-6 as madd reads them: (y - x, y + x, 2d x y) with x = X / Z,
+    // y = Y / Z (Z is never 0 on this complete curve; the identity (0, 1, 0, 1) gives
+    // (1, 1, 0), arkworks' (0, 1)). 4M + I.
     e.asm.entry("to_affine");
     e.inverse(t[0], z1, t[1]);
-    e.mul(x2, x1, t[0]);
-    e.mul(y2, y1, t[0]);
+    e.mul(t[1], x1, t[0]); // x
+    e.mul(t[2], y1, t[0]); // y
+    e.sub(x2, t[2], t[1]);
+    e.add(y2, t[2], t[1]);
+    e.mul(t[3], t[1], t[2]);
+    e.load_const(t[4], &[two_d]);
+    e.mul(t2, t[3], t[4]);
     e.asm.halt();
     e.asm.finish()
+}
+
+/// The end of both twisted Edwards additions, from `A, B, C, D` in `t[0..4]`: `E = B - A`,
+/// `F = D - C`, `G = D + C`, `H = B + A`, then `X3 = E F`, `Y3 = G H`, `T3 = E H`, `Z3 = F G`
+/// into the accumulator (4M), and HALT.
+fn emit_te_tail<F: Field>(e: &mut ElAsm<F>, [x1, y1, t1, z1]: [El; 4], t: &[El]) {
+    e.sub(t[4], t[1], t[0]); // E
+    e.sub(t[5], t[3], t[2]); // F
+    e.add(t[6], t[3], t[2]); // G
+    e.add(t[7], t[1], t[0]); // H
+    e.mul(x1, t[4], t[5]);
+    e.mul(y1, t[6], t[7]);
+    e.mul(t1, t[4], t[7]);
+    e.mul(z1, t[5], t[6]);
+    e.asm.halt();
 }

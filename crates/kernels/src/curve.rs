@@ -101,13 +101,14 @@ impl<C: GpuCurve> CurveVm<C> {
         <C::Base as LimbEncode>::WORDS as u32
     }
 
-    /// Registers per coordinate-form point: accumulator (4 coordinates) and affine (2).
+    /// Registers per coordinate-form point: accumulator (4 coordinates) and affine
+    /// ([`GpuCurve::AFFINE_REGS`]).
     pub fn acc_regs() -> u32 {
         4 * C::DEGREE as u32
     }
     /// Registers of an affine point.
     pub fn affine_regs() -> u32 {
-        2 * C::DEGREE as u32
+        C::AFFINE_REGS as u32
     }
 
     async fn prepare(&self, job: &VmJob<'_>, checks: Checks) -> Result<Prepared> {

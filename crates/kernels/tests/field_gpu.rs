@@ -271,6 +271,12 @@ prime_field_tests!(
     FieldModule::Bn254Fr,
     KnownField::Bn254Fr
 );
+prime_field_tests!(
+    ed_on_bls12_377_fr,
+    ark_ed_on_bls12_377::Fr,
+    FieldModule::EdOnBls12_377Fr,
+    KnownField::EdOnBls12_377Fr
+);
 
 macro_rules! fq2_tests {
     ($name:ident, $ty:ty, $base:ty, $module:expr, $known:expr) => {

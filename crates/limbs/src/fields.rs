@@ -21,17 +21,20 @@ pub enum KnownField {
     Bn254Fq,
     /// BN254 scalar field (254 bits).
     Bn254Fr,
+    /// ed-on-bls12-377 scalar field (251 bits): the MSM's scalar conversion only.
+    EdOnBls12_377Fr,
 }
 
 impl KnownField {
     /// Every shipped prime field.
-    pub const ALL: [KnownField; 6] = [
+    pub const ALL: [KnownField; 7] = [
         KnownField::Bls12_381Fq,
         KnownField::Bls12_381Fr,
         KnownField::Bls12_377Fq,
         KnownField::Bls12_377Fr,
         KnownField::Bn254Fq,
         KnownField::Bn254Fr,
+        KnownField::EdOnBls12_377Fr,
     ];
 
     /// The limb layout (computed once).
@@ -48,6 +51,7 @@ impl KnownField {
             KnownField::Bls12_377Fr => "bls12_377_fr",
             KnownField::Bn254Fq => "bn254_fq",
             KnownField::Bn254Fr => "bn254_fr",
+            KnownField::EdOnBls12_377Fr => "ed_on_bls12_377_fr",
         }
     }
 
@@ -66,7 +70,8 @@ impl KnownField {
     }
 
     fn cached(self) -> &'static (FieldParams, Emulator) {
-        static CELLS: [OnceLock<(FieldParams, Emulator)>; 6] = [
+        static CELLS: [OnceLock<(FieldParams, Emulator)>; 7] = [
+            OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
@@ -91,6 +96,9 @@ impl KnownField {
                 }
                 KnownField::Bn254Fq => FieldParams::of::<ark_bn254::Fq>("BN254 Fq", "fq", "Fq"),
                 KnownField::Bn254Fr => FieldParams::of::<ark_bn254::Fr>("BN254 Fr", "fr", "Fr"),
+                KnownField::EdOnBls12_377Fr => {
+                    FieldParams::of::<ark_ed_on_bls12_377::Fr>("ed-on-bls12-377 Fr", "fr", "Fr")
+                }
             };
             let emu = Emulator::new(&p);
             (p, emu)

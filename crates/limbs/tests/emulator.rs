@@ -92,6 +92,10 @@ fn bn254_fq() {
 fn bn254_fr() {
     check_field::<ark_bn254::Fr>(KnownField::Bn254Fr, 16, 200);
 }
+#[test]
+fn ed_on_bls12_377_fr() {
+    check_field::<ark_ed_on_bls12_377::Fr>(KnownField::EdOnBls12_377Fr, 17, 200);
+}
 
 /// mul, square and from_mont accept inputs in [p, 2p): x + p for canonical x.
 #[test]
@@ -375,6 +379,11 @@ proptest! {
             ark_bn254::Fr::from_le_bytes_mod_order(&a),
             ark_bn254::Fr::from_le_bytes_mod_order(&b),
         );
+        check_prime_field::<ark_ed_on_bls12_377::Fr>(
+            KnownField::EdOnBls12_377Fr,
+            ark_ed_on_bls12_377::Fr::from_le_bytes_mod_order(&a),
+            ark_ed_on_bls12_377::Fr::from_le_bytes_mod_order(&b),
+        );
         check_prime_field::<ark_bn254::Fq>(
             KnownField::Bn254Fq,
             ark_bn254::Fq::from_le_bytes_mod_order(&a),
@@ -424,4 +433,5 @@ fn packed_layout() {
     check_packed::<ark_bls12_377::Fq>(KnownField::Bls12_377Fq, 14);
     check_packed::<ark_bn254::Fr>(KnownField::Bn254Fr, 18);
     check_packed::<ark_bn254::Fq>(KnownField::Bn254Fq, 19);
+    check_packed::<ark_ed_on_bls12_377::Fr>(KnownField::EdOnBls12_377Fr, 20);
 }

@@ -758,9 +758,9 @@ where
             C::ID
         );
     }
-    // Full-width field scalars: the BLS12 groups upload them in Montgomery form and convert
-    // on the GPU (0, 1, 2, r - 1 and random ones); a width to check, or ed-on-bls12-377's
-    // field, converts on the host. Both must match arkworks.
+    // Full-width field scalars: every group uploads them in Montgomery form and converts them
+    // on the GPU (0, 1, 2, r - 1 and random ones); a width to check converts on the host.
+    // Both must match arkworks.
     let mut scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
     scalars[..4].copy_from_slice(&[
         C::Scalar::zero(),
@@ -768,17 +768,16 @@ where
         C::Scalar::from(2u64),
         -C::Scalar::one(),
     ]);
-    let on_gpu = C::GROUP.scalar_field().is_some();
     let (got, timings) = msm
         .run(MsmRequest::new(&prepared, &scalars).timed())
         .block_on()
         .and_then(MsmOutput::sum_timed)
         .unwrap();
-    assert_eq!(timings.scalars_on_gpu, on_gpu, "{}", C::ID);
+    assert!(timings.scalars_on_gpu, "{}", C::ID);
     assert_eq!(
         got,
         ark_msm::<C>(&bases, &scalars),
-        "{} scalars converted on the GPU: {on_gpu}",
+        "{} scalars converted on the GPU",
         C::ID
     );
     // A width to check: the host converts (and checks).

@@ -88,11 +88,13 @@ pub enum FieldModule {
     Bn254Fr,
     /// BN254 Fq2, `fq2_*` over `fq_*`.
     Bn254Fq2,
+    /// ed-on-bls12-377 scalar field, `fr_*` (the MSM's scalar conversion).
+    EdOnBls12_377Fr,
 }
 
 impl FieldModule {
     /// Every field module.
-    pub const ALL: [FieldModule; 9] = [
+    pub const ALL: [FieldModule; 10] = [
         FieldModule::Bls12_381Fq,
         FieldModule::Bls12_381Fr,
         FieldModule::Bls12_377Fq,
@@ -102,6 +104,7 @@ impl FieldModule {
         FieldModule::Bn254Fq,
         FieldModule::Bn254Fr,
         FieldModule::Bn254Fq2,
+        FieldModule::EdOnBls12_377Fr,
     ];
 
     /// Stable identifier (the generated file's stem).
@@ -116,6 +119,7 @@ impl FieldModule {
             FieldModule::Bn254Fq => "bn254_fq",
             FieldModule::Bn254Fr => "bn254_fr",
             FieldModule::Bn254Fq2 => "bn254_fq2",
+            FieldModule::EdOnBls12_377Fr => "ed_on_bls12_377_fr",
         }
     }
 
@@ -125,9 +129,10 @@ impl FieldModule {
             FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq | FieldModule::Bn254Fq => {
                 ("fq", "Fq")
             }
-            FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr | FieldModule::Bn254Fr => {
-                ("fr", "Fr")
-            }
+            FieldModule::Bls12_381Fr
+            | FieldModule::Bls12_377Fr
+            | FieldModule::Bn254Fr
+            | FieldModule::EdOnBls12_377Fr => ("fr", "Fr"),
             FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 | FieldModule::Bn254Fq2 => {
                 ("fq2", "Fq2")
             }
@@ -139,7 +144,7 @@ impl FieldModule {
         match self {
             FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq => 30,
             FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr => 20,
-            FieldModule::Bn254Fq | FieldModule::Bn254Fr => 20,
+            FieldModule::Bn254Fq | FieldModule::Bn254Fr | FieldModule::EdOnBls12_377Fr => 20,
             FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 => 60,
             FieldModule::Bn254Fq2 => 40,
         }
@@ -151,7 +156,7 @@ impl FieldModule {
         match self {
             FieldModule::Bls12_381Fq | FieldModule::Bls12_377Fq => 12,
             FieldModule::Bls12_381Fr | FieldModule::Bls12_377Fr => 8,
-            FieldModule::Bn254Fq | FieldModule::Bn254Fr => 8,
+            FieldModule::Bn254Fq | FieldModule::Bn254Fr | FieldModule::EdOnBls12_377Fr => 8,
             FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 | FieldModule::Bn254Fq2 => 0,
         }
     }
@@ -184,6 +189,10 @@ impl FieldModule {
                 0xf0000001, 0x43e1f593, 0x79b97091, 0x2833e848, 0x8181585d, 0xb85045b6, 0xe131a029,
                 0x30644e72,
             ],
+            FieldModule::EdOnBls12_377Fr => &[
+                0xc33fd9ff, 0xb95aee9a, 0xc43c8afe, 0x5293a3af, 0x970dec00, 0x982d1347, 0xa68b2955,
+                0x04aad957,
+            ],
             FieldModule::Bls12_381Fq2 | FieldModule::Bls12_377Fq2 | FieldModule::Bn254Fq2 => &[],
         }
     }
@@ -205,6 +214,7 @@ impl FieldModule {
             ],
             FieldModule::Bn254Fq => vec![fragment!("generated/bn254_fq.wgsl")],
             FieldModule::Bn254Fr => vec![fragment!("generated/bn254_fr.wgsl")],
+            FieldModule::EdOnBls12_377Fr => vec![fragment!("generated/ed_on_bls12_377_fr.wgsl")],
             FieldModule::Bn254Fq2 => vec![
                 fragment!("generated/bn254_fq.wgsl"),
                 fragment!("generated/bn254_fq2.wgsl"),

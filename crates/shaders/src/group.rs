@@ -54,8 +54,10 @@ macro_rules! groups {
                 }
             }
 
-            /// The group's scalar field where a module of it exists (the BLS12 and BN254 groups: the
-            /// field the NTT also uses); ed-on-bls12-377's scalar field has none.
+            /// The group's scalar field where a module of it exists, for the MSM's conversion of
+            /// scalars on the GPU (the BLS12 and BN254 groups: the field the NTT also uses;
+            /// ed-on-bls12-377's, a module for that conversion alone). Every group has one; a
+            /// group without would have its scalars converted by the host.
             pub const fn scalar_field(self) -> Option<FieldModule> {
                 match self {
                     $(Group::$g => $scalar,)*
@@ -83,7 +85,7 @@ groups! {
     /// BLS12-377 G2 (Fq2 coordinates as pairs of Fq registers).
     Bls12_377G2: bls12_377_g2, "bls12-377-g2", Bls12_377Fq, Some(FieldModule::Bls12_377Fr), 2;
     /// ed-on-bls12-377.
-    EdOnBls12_377: ed_on_bls12_377, "ed-on-bls12-377", Bls12_377Fr, None, 1;
+    EdOnBls12_377: ed_on_bls12_377, "ed-on-bls12-377", Bls12_377Fr, Some(FieldModule::EdOnBls12_377Fr), 1;
     /// BN254 G1 (alt_bn128: Ethereum's precompile curve, circom's and snarkjs').
     Bn254G1: bn254_g1, "bn254-g1", Bn254Fq, Some(FieldModule::Bn254Fr), 1;
     /// BN254 G2 (Fq2 coordinates as pairs of Fq registers).

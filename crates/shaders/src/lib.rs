@@ -44,6 +44,7 @@ mod tests {
             (FieldModule::Bls12_377Fr, KnownField::Bls12_377Fr),
             (FieldModule::Bn254Fq, KnownField::Bn254Fq),
             (FieldModule::Bn254Fr, KnownField::Bn254Fr),
+            (FieldModule::EdOnBls12_377Fr, KnownField::EdOnBls12_377Fr),
         ];
         for (m, f) in prime {
             assert_eq!(m.words() as usize, f.params().n_limbs, "{}", m.id());
