@@ -66,6 +66,15 @@ fn load_base(offset: u32) -> PackedFe {
     return w;
 }
 
+// The affine point `point` of the bases, all its registers.
+fn load_point(point: u32) -> array<PackedFe, AFFINE_REGS> {
+    var p: array<PackedFe, AFFINE_REGS>;
+    for (var r = 0u; r < AFFINE_REGS; r++) {
+        p[r] = load_base((point * AFFINE_REGS + r) * FE_PACKED);
+    }
+    return p;
+}
+
 // Chunk sums, bucket sums and the reduction's outputs are stored packed too (FE_PACKED words
 // a register, as the registers hold them): 2.5x less memory and traffic than 13-bit limbs for
 // 30-limb fields, so that wider windows fit a binding.
@@ -112,14 +121,33 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let first = offsets[slot] + ci * ap.chunk;
     let size = min(ap.chunk, sizes[slot] - ci * ap.chunk);
     // Step 0 sets the identity; step k > 0 adds entry k - 1. One vm_run call site: each call
-    // site inlines the interpreter and its multiplication (compile time).
+    // site inlines the interpreter and its multiplication (compile time). With
+    // PREFETCH_POINT (a per-group constant, crates/shaders/src/group.rs) each step's point is
+    // loaded one step ahead into `next` (constant indices: registers), so that its load runs
+    // beside the previous step's program; else when its step comes.
+    var next: array<PackedFe, AFFINE_REGS>;
+    var next_entry = 0u;
+    if (PREFETCH_POINT && size > 0u) {
+        next_entry = entries[first];
+        next = load_point(next_entry & 0x7fffffffu);
+    }
     for (var k = 0u; k <= size; k++) {
         var entry_pc = ap.entry_identity;
         if (k > 0u) {
-            let entry = entries[first + k - 1u];
-            let point = entry & 0x7fffffffu;
-            for (var r = 0u; r < ap.affine_regs; r++) {
-                regs[ap.acc_regs + r] = load_base((point * ap.affine_regs + r) * FE_PACKED);
+            var entry = next_entry;
+            if (PREFETCH_POINT) {
+                if (k < size) {
+                    next_entry = entries[first + k];
+                }
+            } else {
+                entry = entries[first + k - 1u];
+                next = load_point(entry & 0x7fffffffu);
+            }
+            for (var r = 0u; r < AFFINE_REGS; r++) {
+                regs[ap.acc_regs + r] = next[r];
+            }
+            if (PREFETCH_POINT && k < size) {
+                next = load_point(next_entry & 0x7fffffffu);
             }
             // A negative digit adds the negated point. Negating here (not by entering the
             // program at a different instruction) keeps every lane of a warp on the same VM

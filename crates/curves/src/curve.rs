@@ -90,7 +90,7 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     /// Base-field registers of an affine point as the GPU stores it: `x, y` (`2 DEGREE`), or
     /// `y - x, y + x, 2d x y` on twisted Edwards curves (3), whose mixed addition then takes
     /// 7 multiplications instead of 10.
-    const AFFINE_REGS: usize = 2 * Self::DEGREE;
+    const AFFINE_REGS: usize = Self::GROUP.affine_regs() as usize;
     /// Which coordinate of an affine point negation negates: 1 (`y`) on Weierstrass curves, 2
     /// (`2d x y`) on twisted Edwards curves.
     const AFFINE_NEG_COORD: usize = 1;
@@ -347,7 +347,6 @@ impl GpuCurve for EdOnBls12_377 {
     type Affine = ark_ed_on_bls12_377::EdwardsAffine;
     type Projective = ark_ed_on_bls12_377::EdwardsProjective;
     const GROUP: Group = Group::EdOnBls12_377;
-    const AFFINE_REGS: usize = 3;
     const AFFINE_NEG_COORD: usize = 2;
     const AFFINE_NEG_SWAP: bool = true;
 

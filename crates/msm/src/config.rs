@@ -97,7 +97,9 @@ pub const MAX_FOLDED_DEFAULT_WINDOW: u32 = 20;
 /// when a storage binding holds `max_binding` bytes: about `log2 n` bits (at most
 /// [`MAX_FOLDED_DEFAULT_WINDOW`]) when the levels then cover every window, so that all digit
 /// windows add into one bucket window, or when there are two levels or more and at least
-/// [`WIDE_PARTIAL_FOLD_MIN`] points (prime-field groups); else [`default_window_bits`]. With one bucket window
+/// [`WIDE_PARTIAL_FOLD_MIN`] points (prime-field groups), or levels that leave at most two
+/// bucket windows of at least [`WIDE_PARTIAL_FOLD_MIN_FQ2`] points (the G2 groups); else
+/// [`default_window_bits`]. With one bucket window
 /// the reduction no longer grows with the window count, and wider windows mean fewer windows,
 /// so fewer additions, to accumulate (docs/PERFORMANCE.md). Narrowed until the bucket sums
 /// fit one binding.
@@ -122,8 +124,16 @@ pub fn default_folded_window_bits<C: GpuCurve>(
     let covered = folds.min(MAX_FOLDS) >= window_count(bits, c);
     // Levels that leave several bucket windows still pay for the wide width from 2^21 points
     // on, where the additions it saves outweigh its larger reduction (BLS12-381 G1 on the
-    // H100, docs/PERFORMANCE.md, session 26). Measured on prime-field groups only.
-    let partial = folds >= 2 && len >= WIDE_PARTIAL_FOLD_MIN && C::DEGREE == 1;
+    // H100, docs/PERFORMANCE.md, session 26). G2's additions cost three times as much, and so
+    // does each bucket window's reduction: the wide width paid at 2^20 points with two bucket
+    // windows left, and lost with four (session 29).
+    let partial = if C::DEGREE == 1 {
+        folds >= 2 && len >= WIDE_PARTIAL_FOLD_MIN
+    } else {
+        len >= WIDE_PARTIAL_FOLD_MIN_FQ2
+            && folds >= 2
+            && window_count(bits, c).div_ceil(folds.min(MAX_FOLDS)) <= 2
+    };
     if c > plain && (covered || partial) {
         c
     } else {
@@ -134,6 +144,10 @@ pub fn default_folded_window_bits<C: GpuCurve>(
 /// Points from which bases folded into levels that do not cover every window still get the
 /// wide folded width ([`default_folded_window_bits`]).
 pub const WIDE_PARTIAL_FOLD_MIN: usize = 1 << 21;
+
+/// Points from which G2 bases folded into levels that leave at most two bucket windows get
+/// the wide folded width ([`default_folded_window_bits`]).
+pub const WIDE_PARTIAL_FOLD_MIN_FQ2: usize = 1 << 20;
 
 /// The default [`MsmConfig::tree_group`]: groups of 4 beat 16 in the reduction of every
 /// group measured (docs/PERFORMANCE.md).

@@ -106,7 +106,8 @@ fn folded_default_window_is_about_log2_n_when_every_window_folds() {
     assert_eq!(default_folded_window_bits::<G1>(1 << 26, 32, 1, big), 20);
     assert_eq!(default_folded_window_bits::<G1>(20, 32, 1, big), 3);
     // From 2^21 points, two levels or more keep the wide width (several bucket windows);
-    // one level (not folded), fewer points or G2 get the plain width.
+    // one level (not folded) or fewer points get the plain width. G2 gets the wide width
+    // from 2^20 points where at most two bucket windows are left.
     assert_eq!(default_folded_window_bits::<G1>(1 << 21, 7, 1, big), 20);
     assert_eq!(default_folded_window_bits::<G1>(1 << 22, 4, 1, big), 20);
     assert_eq!(default_folded_window_bits::<G1>(1 << 24, 2, 1, big), 20);
@@ -118,9 +119,19 @@ fn folded_default_window_is_about_log2_n_when_every_window_folds() {
         default_folded_window_bits::<G1>(1 << 20, 4, 1, big),
         default_window_bits(1 << 20)
     );
+    type G2 = zkgpu_curves::Bls12_381G2;
     assert_eq!(
-        default_folded_window_bits::<zkgpu_curves::Bls12_381G2>(1 << 22, 4, 1, big),
+        default_folded_window_bits::<G2>(1 << 22, 4, 1, big),
         default_window_bits(1 << 22)
+    );
+    assert_eq!(default_folded_window_bits::<G2>(1 << 20, 7, 1, big), 20);
+    assert_eq!(
+        default_folded_window_bits::<G2>(1 << 20, 6, 1, big),
+        default_window_bits(1 << 20)
+    );
+    assert_eq!(
+        default_folded_window_bits::<G2>(1 << 19, 7, 1, big),
+        default_window_bits(1 << 19)
     );
     // A 64 MiB binding cannot hold the 2^19 + 1 G1 bucket sums of c = 20 (192 bytes each).
     let small = 64 << 20;

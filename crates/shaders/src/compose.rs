@@ -351,14 +351,21 @@ pub fn curve_vm(c: Group) -> Composed {
     }
 }
 
-/// The base field, its shim, `VM_REGS` and the VM core, followed by `kernel`'s parts.
+/// The base field, its shim, `VM_REGS`, `AFFINE_REGS`, `PREFETCH_POINT` and the VM core,
+/// followed by `kernel`'s parts.
 fn vm_parts(c: Group, kernel: Vec<Part>) -> Vec<Part> {
     let f = c.field();
     let mut parts = f.parts();
     parts.push(field_shim(f));
     parts.push(Part {
         origin: format!("<vm registers for {}>", c.id()),
-        text: format!("const VM_REGS: u32 = {}u;\n", c.vm_regs()),
+        text: format!(
+            "const VM_REGS: u32 = {}u;\nconst AFFINE_REGS: u32 = {}u;\n\
+             const PREFETCH_POINT: bool = {};\n",
+            c.vm_regs(),
+            c.affine_regs(),
+            c.prefetch_point()
+        ),
     });
     parts.push(fragment!("kernels/curve_vm_core.wgsl"));
     parts.extend(kernel);
