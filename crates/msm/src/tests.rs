@@ -43,13 +43,16 @@ fn parts_fit_the_binding_limit() {
     fn check<C: GpuCurve>(max_binding: u64, expect: usize) {
         check_sets::<C>(max_binding, 1, expect);
     }
-    // WebGPU's default 128 MiB: packed points of 96 bytes (G1), 192 (G2) and 64
-    // (ed-on-bls12-377).
+    // WebGPU's default 128 MiB: packed points of 96 bytes (G1 and ed-on-bls12-377's three
+    // coordinates) and 192 (G2); BN254 G1's 64.
     check::<Bls12_381G1>(128 << 20, 1_398_101);
     check::<zkgpu_curves::Bls12_381G2>(128 << 20, 699_050);
-    check::<zkgpu_curves::EdOnBls12_377>(128 << 20, 2_097_152);
-    // 32 MiB: for ed-on-bls12-377 a working buffer reaches the limit before the bases.
-    check::<zkgpu_curves::EdOnBls12_377>(32 << 20, 262_144);
+    check::<zkgpu_curves::EdOnBls12_377>(128 << 20, 1_398_101);
+    check::<zkgpu_curves::Bn254G1>(128 << 20, 2_097_152);
+    // 32 MiB: for BN254 G1 (64-byte points) a working buffer reaches the limit before the
+    // bases; ed-on-bls12-377's bases reach it first.
+    check::<zkgpu_curves::Bn254G1>(32 << 20, 262_144);
+    check::<zkgpu_curves::EdOnBls12_377>(32 << 20, 349_525);
     // 4 GiB bindings: 2^26 G1 points in two parts.
     check::<Bls12_381G1>(4 << 30, 44_739_242);
     // The u32 index bound.
