@@ -59,8 +59,8 @@ pub struct MsmArgs {
     /// Segment sums per invocation and level of the reduction's tree [default: 4].
     #[arg(long)]
     tree_group: Option<u32>,
-    /// Chunk sums per invocation and level of a large bucket's tree [default: 16 for G1
-    /// groups and ed-on-bls12-377, 4 for G2].
+    /// Chunk sums per invocation and level of a large bucket's tree [default: 4,
+    /// `zkgpu_msm::DEFAULT_CHUNK_GROUP`].
     #[arg(long)]
     chunk_group: Option<u32>,
     /// Scalars of at most this many bits (uniform below 2^bits, or the skewed mix with its

@@ -211,13 +211,19 @@ impl<E: GpuPairing> GpuProver<E> {
     }
 
     /// Builds every pipeline a proof uses (MSMs of G1 and G2, the NTT), so that the first
-    /// proof does not; run it beside a key's upload.
+    /// proof does not; run it beside a key's upload. The three engines build theirs side by
+    /// side (each engine's own pipelines too: `GpuContext::pipelines`).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn build_pipelines(&self) -> Result<(), ProveError> {
-        pollster::block_on(self.g1.build_pipelines())?;
-        pollster::block_on(self.g2.build_pipelines())?;
-        self.ntt.warm_up().block_on()?;
-        Ok(())
+        std::thread::scope(|s| {
+            let g2 = s.spawn(|| pollster::block_on(self.g2.build_pipelines()));
+            let ntt = s.spawn(|| self.ntt.warm_up().block_on());
+            pollster::block_on(self.g1.build_pipelines())?;
+            g2.join().unwrap_or_else(|e| std::panic::resume_unwind(e))?;
+            ntt.join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
+            Ok(())
+        })
     }
 
     /// A zero-knowledge proof of `circuit`, with `r` and `s` drawn from `rng` as arkworks

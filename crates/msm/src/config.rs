@@ -9,8 +9,8 @@ use crate::{MAX_FOLDS, window_count};
 /// Tuning knobs of one MSM. Every field defaults to a choice made from the input size.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MsmConfig {
-    /// Window width `c` in bits, 2..=[`MAX_WINDOW_BITS`] (default: from `n`, see
-    /// [`default_window_bits`]).
+    /// Window width `c` in bits, 2..=[`MAX_WINDOW_BITS`] (default: from `n` and the group,
+    /// see [`default_unfolded_window_bits`], or the folded bases' width).
     pub window_bits: Option<u32>,
     /// Segments per window of the GPU bucket reduction, a power of two up to the window's
     /// `2^(c-1)` buckets (default: [`default_reduce_segments`]). One invocation per segment
@@ -89,6 +89,25 @@ pub fn default_window_bits(n: usize) -> u32 {
         ((ceil_log2 + 1) * 69 / 100 + 2).clamp(2, 16)
     }
 }
+
+/// The default window width of `n` points of group `C` over bases that are not folded:
+/// [`default_window_bits`], except that from [`WIDE_UNFOLDED_MIN`] points of a prime-field
+/// group the additions that wider windows save outweigh their larger reduction, and it is
+/// [`MAX_FOLDED_DEFAULT_WINDOW`] (narrowed by the MSM's shape where its buffers would not fit
+/// one binding). BLS12-381 G1 2^24 on the H100: c = 20 over 13 windows 314.6 ms end to end,
+/// against 398.5 at c = 16 and 319.6 over two fold levels in two parts (docs/PERFORMANCE.md,
+/// session 29).
+pub fn default_unfolded_window_bits<C: GpuCurve>(n: usize) -> u32 {
+    if n >= WIDE_UNFOLDED_MIN && C::DEGREE == 1 {
+        MAX_FOLDED_DEFAULT_WINDOW
+    } else {
+        default_window_bits(n)
+    }
+}
+
+/// Points from which bases that are not folded get the wide window
+/// ([`default_unfolded_window_bits`]).
+pub const WIDE_UNFOLDED_MIN: usize = 1 << 24;
 
 /// The widest default window of folded bases ([`default_folded_window_bits`]).
 pub const MAX_FOLDED_DEFAULT_WINDOW: u32 = 20;

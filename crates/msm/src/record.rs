@@ -1,7 +1,7 @@
 //! The MSM's pipelines and its passes: which kernel runs over which buffers, in order.
 
 use zkgpu_curves::GpuCurve;
-use zkgpu_runtime::{Checks, GpuContext, PassTimer, Pipeline, grid, wgpu};
+use zkgpu_runtime::{Checks, GpuContext, PassTimer, Pipeline, PipelineRequest, grid, wgpu};
 
 use crate::params::{CHUNK_BINS, OVERRIDES, WORKGROUP_SIZE, scan_blocks};
 use crate::scratch::Scratch;
@@ -34,55 +34,51 @@ impl<C: GpuCurve> GpuMsm<C> {
         self.pipelines().await.map(|_| ())
     }
 
-    /// The MSM pipelines, built on first use and cached by the context.
+    /// The MSM pipelines, built on first use and cached by the context (side by side on
+    /// native targets: [`GpuContext::pipelines`]).
     pub(crate) async fn pipelines(&self) -> Result<Pipelines> {
-        let ctx = &self.ctx;
         let b = &self.buckets_module;
         let a = &self.accumulate_module;
+        let req = |module, entry, checks| PipelineRequest {
+            module,
+            entry,
+            checks,
+            constants: OVERRIDES,
+        };
         // The VM's loops end (forward jumps only, HALT); the accumulation kernels' loops count
         // to bucket sizes, bit lengths and uniforms: see shaders/kernels/msm_accumulate.wgsl.
         let trusted = Checks::TrustedLoops;
+        let mut requests = vec![
+            req(a, "msm_bucket_accumulate", trusted),
+            req(a, "msm_combine_chunks", trusted),
+            req(a, "msm_reduce_segments", trusted),
+            req(b, "msm_digits", Checks::Default),
+            req(b, "msm_scan_blocks", Checks::Default),
+            req(b, "msm_scan", Checks::Default),
+            req(b, "msm_scatter", Checks::Default),
+            req(b, "msm_bucket_sizes", Checks::Default),
+            req(b, "msm_chunk_counts", Checks::Default),
+            req(b, "msm_chunk_order", Checks::Default),
+            req(b, "msm_combine_args", Checks::Default),
+        ];
+        if let Some(m) = &self.scalars_module {
+            requests.push(req(m, "msm_digits_from_montgomery", Checks::Default));
+        }
+        let mut built = self.ctx.pipelines(&requests).await?.into_iter();
+        let mut next = || built.next().expect("one pipeline per request");
         Ok(Pipelines {
-            digits: ctx
-                .pipeline(b, "msm_digits", Checks::Default, OVERRIDES)
-                .await?,
-            scan_blocks: ctx
-                .pipeline(b, "msm_scan_blocks", Checks::Default, OVERRIDES)
-                .await?,
-            scan: ctx
-                .pipeline(b, "msm_scan", Checks::Default, OVERRIDES)
-                .await?,
-            scatter: ctx
-                .pipeline(b, "msm_scatter", Checks::Default, OVERRIDES)
-                .await?,
-            sizes: ctx
-                .pipeline(b, "msm_bucket_sizes", Checks::Default, OVERRIDES)
-                .await?,
-            chunks: ctx
-                .pipeline(b, "msm_chunk_counts", Checks::Default, OVERRIDES)
-                .await?,
-            order: ctx
-                .pipeline(b, "msm_chunk_order", Checks::Default, OVERRIDES)
-                .await?,
-            args: ctx
-                .pipeline(b, "msm_combine_args", Checks::Default, OVERRIDES)
-                .await?,
-            acc: ctx
-                .pipeline(a, "msm_bucket_accumulate", trusted, OVERRIDES)
-                .await?,
-            combine: ctx
-                .pipeline(a, "msm_combine_chunks", trusted, OVERRIDES)
-                .await?,
-            reduce: ctx
-                .pipeline(a, "msm_reduce_segments", trusted, OVERRIDES)
-                .await?,
-            convert: match &self.scalars_module {
-                Some(m) => Some(
-                    ctx.pipeline(m, "msm_digits_from_montgomery", Checks::Default, OVERRIDES)
-                        .await?,
-                ),
-                None => None,
-            },
+            acc: next(),
+            combine: next(),
+            reduce: next(),
+            digits: next(),
+            scan_blocks: next(),
+            scan: next(),
+            scatter: next(),
+            sizes: next(),
+            chunks: next(),
+            order: next(),
+            args: next(),
+            convert: self.scalars_module.as_ref().map(|_| next()),
         })
     }
 }

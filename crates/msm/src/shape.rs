@@ -145,7 +145,7 @@ impl Shape {
         let (sets, set_stride) = sets;
         let folds = fold.map_or(1, |f| f.folds);
         let set_stride = if sets > 1 || folds > 1 { set_stride } else { 0 };
-        let c = window_bits(n, fold, config)?;
+        let c = window_bits::<C>(n, fold, config)?;
         let n =
             u32::try_from(n).map_err(|_| MsmError::Config(format!("{n} points exceed 2^32")))?;
         let field_bits = C::Scalar::MODULUS_BIT_SIZE;
@@ -270,8 +270,8 @@ impl ScratchBytes {
 }
 
 /// The window width of an MSM of `n` points: the folded bases' (a configured width must agree),
-/// else the configured one, else [`default_window_bits`].
-fn window_bits(n: usize, fold: Option<FoldLayout>, config: MsmConfig) -> Result<u32> {
+/// else the configured one, else [`default_unfolded_window_bits`].
+fn window_bits<C: GpuCurve>(n: usize, fold: Option<FoldLayout>, config: MsmConfig) -> Result<u32> {
     let c = match (fold, config.window_bits) {
         (Some(f), Some(c)) if c != f.c => {
             return Err(MsmError::Config(format!(
@@ -280,7 +280,7 @@ fn window_bits(n: usize, fold: Option<FoldLayout>, config: MsmConfig) -> Result<
             )));
         }
         (Some(f), _) => f.c,
-        (None, c) => c.unwrap_or_else(|| default_window_bits(n)),
+        (None, c) => c.unwrap_or_else(|| default_unfolded_window_bits::<C>(n)),
     };
     if !(2..=MAX_WINDOW_BITS).contains(&c) {
         return Err(MsmError::Config(format!(

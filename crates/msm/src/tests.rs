@@ -28,6 +28,31 @@ fn default_segments_and_chunks() {
 }
 
 #[test]
+fn unfolded_default_window_is_wide_from_2_24_points() {
+    use zkgpu_curves::{Bls12_381G2, Bn254G1};
+    assert_eq!(default_unfolded_window_bits::<Bls12_381G1>(1 << 20), 16);
+    assert_eq!(
+        default_unfolded_window_bits::<Bls12_381G1>((1 << 24) - 1),
+        16
+    );
+    assert_eq!(default_unfolded_window_bits::<Bls12_381G1>(1 << 24), 20);
+    assert_eq!(default_unfolded_window_bits::<Bn254G1>(1 << 25), 20);
+    assert_eq!(default_unfolded_window_bits::<Bls12_381G2>(1 << 24), 16);
+    // The shape narrows it where its buffers would not fit: 2^24 points in 1 GiB bindings.
+    let shape =
+        Shape::new::<Bls12_381G1>(1 << 24, (1, 1 << 24), None, MsmConfig::default(), 1 << 30)
+            .unwrap();
+    assert!(
+        shape.c < 20 && shape.largest_buffer::<Bls12_381G1>() <= 1 << 30,
+        "{shape:?}"
+    );
+    let shape =
+        Shape::new::<Bls12_381G1>(1 << 24, (1, 1 << 24), None, MsmConfig::default(), 2 << 30)
+            .unwrap();
+    assert_eq!(shape.c, 20);
+}
+
+#[test]
 fn parts_fit_the_binding_limit() {
     fn check_sets<C: GpuCurve>(max_binding: u64, sets: usize, expect: usize) {
         let len = part_len::<C>(max_binding, sets);
@@ -311,13 +336,21 @@ fn host_sums_are_fewer_where_tree_levels_are_cheap() {
 #[test]
 fn digit_words_keep_ranks_where_buckets_are_crowded() {
     use crate::shape::default_rank_cap;
-    let shape = |log_n: u32| {
+    let shaped = |log_n: u32, config: MsmConfig| {
         let n = 1usize << log_n;
-        Shape::new::<Bls12_381G1>(n, (1, n as u32), None, MsmConfig::default(), u64::MAX).unwrap()
+        Shape::new::<Bls12_381G1>(n, (1, n as u32), None, config, u64::MAX).unwrap()
     };
+    let shape = |log_n: u32| shaped(log_n, MsmConfig::default());
     // 2^24 points, 16-bit windows: 512 digits a bucket.
-    let big = shape(24);
-    assert_eq!((big.c, default_rank_cap(&big)), (16, u32::MAX));
+    let config = MsmConfig {
+        window_bits: Some(16),
+        ..MsmConfig::default()
+    };
+    let big = shaped(24, config);
+    assert_eq!(default_rank_cap(&big), u32::MAX);
+    // Its default 20-bit windows: 32 a bucket, no ranks.
+    let wide = shape(24);
+    assert_eq!((wide.c, default_rank_cap(&wide)), (20, 0));
     // 2^16 points, 13-bit windows (about 16 a bucket): no ranks.
     let small = shape(16);
     assert_eq!(default_rank_cap(&small), 0, "{small:?}");

@@ -27,7 +27,7 @@ pub use context::{ContextId, ContextOptions, GpuContext, LimitsChoice, grid};
 #[cfg(not(target_arch = "wasm32"))]
 pub use devices::{DeviceChoice, DeviceSet};
 pub use error::{GpuError, Result};
-pub use pipelines::{Checks, Pipeline, PipelineTiming, dispatch};
+pub use pipelines::{Checks, Pipeline, PipelineRequest, PipelineTiming, dispatch};
 pub use readback::PendingReadback;
 pub use timer::PassTimer;
 pub use wgpu;
