@@ -17,9 +17,8 @@ struct AccumulateParams {
     // point negates: y on Weierstrass curves, 2d x y on twisted Edwards, where negating also
     // swaps the first two registers (y - x and y + x) when neg_swap is 1.
     neg_reg: u32,
-    // Registers of an accumulator, and of an affine point (loaded after it).
+    // Registers of an accumulator (an affine point's AFFINE_REGS follow it).
     acc_regs: u32,
-    affine_regs: u32,
     neg_regs: u32,
     neg_swap: u32,
     // Windows, buckets per window, entries per chunk.
@@ -412,9 +411,8 @@ struct FoldParams {
     entry_madd: u32,
     entry_dbl: u32,
     entry_to_affine: u32,
-    // Registers of an accumulator, and of an affine point (loaded after it).
+    // Registers of an accumulator (an affine point's AFFINE_REGS follow it).
     acc_regs: u32,
-    affine_regs: u32,
 }
 
 @group(0) @binding(13) var<storage, read_write> fold_bases: array<u32>;
@@ -429,7 +427,7 @@ fn msm_fold_bases(@builtin(global_invocation_id) gid: vec3<u32>) {
     let bset = j / fp.stride;
     let i = j % fp.stride;
     vm_consts = fp.consts;
-    let aff = fp.affine_regs;
+    let aff = AFFINE_REGS;
     let per_level = fp.doublings + 1u;
     // Step 0: identity; 1: + P (level 0); then per level `doublings` doublings and one
     // to_affine, whose slots 4-5 are stored. One vm_run call site.

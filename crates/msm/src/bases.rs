@@ -183,7 +183,6 @@ impl<C: GpuCurve> GpuMsm<C> {
                     entry_dbl: self.entries[3],
                     entry_to_affine: to_affine,
                     acc_regs: 4 * C::DEGREE as u32,
-                    affine_regs: C::AFFINE_REGS as u32,
                 },
             );
             let bg = ctx.bind_group(

@@ -94,9 +94,8 @@ pub fn default_window_bits(n: usize) -> u32 {
 /// [`default_window_bits`], except that from [`WIDE_UNFOLDED_MIN`] points of a prime-field
 /// group the additions that wider windows save outweigh their larger reduction, and it is
 /// [`MAX_FOLDED_DEFAULT_WINDOW`] (narrowed by the MSM's shape where its buffers would not fit
-/// one binding). BLS12-381 G1 2^24 on the H100: c = 20 over 13 windows 314.6 ms end to end,
-/// against 398.5 at c = 16 and 319.6 over two fold levels in two parts (docs/PERFORMANCE.md,
-/// session 29).
+/// one binding). Measured on the H100 for the four prime-field groups at 2^24 points
+/// (docs/PERFORMANCE.md, session 29).
 pub fn default_unfolded_window_bits<C: GpuCurve>(n: usize) -> u32 {
     if n >= WIDE_UNFOLDED_MIN && C::DEGREE == 1 {
         MAX_FOLDED_DEFAULT_WINDOW

@@ -198,7 +198,6 @@ impl<C: GpuCurve> GpuMsm<C> {
             entry_madd: self.entries[1],
             neg_reg: (C::AFFINE_NEG_COORD * C::DEGREE) as u32,
             acc_regs: 4 * C::DEGREE as u32,
-            affine_regs: C::AFFINE_REGS as u32,
             neg_regs: C::DEGREE as u32,
             neg_swap: u32::from(C::AFFINE_NEG_SWAP),
             windows: shape.windows,

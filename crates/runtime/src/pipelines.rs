@@ -188,9 +188,9 @@ impl GpuContext {
 
     /// The pipelines of `requests`, in order: [`GpuContext::pipeline`] for each, except that
     /// on native targets those not cached yet are compiled side by side, one thread each
-    /// (a driver compiles one pipeline on one core: the MSM's three curve-VM pipelines took
-    /// 1.6 + 0.9 + 0.9 s one after the other on the H100's host). In a browser they are
-    /// built one after the other.
+    /// (a driver compiles one pipeline on one core, so the wait is the slowest pipeline's,
+    /// not their sum: docs/PERFORMANCE.md, session 29). In a browser they are built one
+    /// after the other.
     pub async fn pipelines(&self, requests: &[PipelineRequest<'_>]) -> Result<Vec<Arc<Pipeline>>> {
         #[cfg(not(target_arch = "wasm32"))]
         {

@@ -103,9 +103,9 @@ impl Group {
     }
 
     /// Whether the MSM's accumulation loads each step's point one step ahead, into registers
-    /// (`PREFETCH_POINT` in shaders/kernels/msm_accumulate.wgsl). On the H100 that took
-    /// ed-on-bls12-377's accumulation 5.73 -> 5.25 ms at 2^20 and left BN254 G1's unchanged,
-    /// while the extra live registers slowed the 30-limb groups by 4-6% (session 29).
+    /// (`PREFETCH_POINT` in shaders/kernels/msm_accumulate.wgsl). On the H100 that paid for
+    /// ed-on-bls12-377 only: BN254 G1 was unchanged, and the extra live registers slowed the
+    /// 30-limb groups (docs/PERFORMANCE.md, session 29).
     pub const fn prefetch_point(self) -> bool {
         matches!(self, Group::EdOnBls12_377)
     }
