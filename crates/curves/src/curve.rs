@@ -7,14 +7,16 @@ use ark_ec::short_weierstrass::{self as sw, SWCurveConfig};
 use ark_ec::twisted_edwards::TECurveConfig;
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
 use ark_ff::{Field, PrimeField};
+use rayon::prelude::*;
 use zkgpu_limbs::{
     DecodeError, LimbEncode, RawMontgomery, decode_slice, encode_into, encode_slice,
-    pack_limb_slice, packed_limb_words,
+    pack_limb_slice, pack_limbs, packed_limb_words,
 };
 use zkgpu_shaders::Group;
 
 use crate::coords::{TeExtended, Xyzz};
 use crate::formulas::{twisted_edwards_a_minus_1, weierstrass_a0};
+use crate::te_map::{TeMap, te_add};
 use crate::vm::Program;
 
 /// A coordinate field whose elements occupy `DEGREE` VM registers of the base field `B`.
@@ -68,8 +70,9 @@ fq2_coord!(ark_bn254::Fq2, ark_bn254::Fq);
 ///
 /// Points cross to the GPU as base-field registers: an affine point is `x, y` (arkworks'
 /// identity encodings kept: `(0, 0)` on the Weierstrass curves, `(0, 1)` on ed-on-bls12-377),
-/// an accumulator is 4 coordinates (XYZZ, or extended twisted Edwards). Each group's impl is one
-/// `sw_curve!` line below (ed-on-bls12-377's is written out).
+/// an accumulator is 4 coordinates (XYZZ, or extended twisted Edwards). Each Weierstrass
+/// group's impl is one `sw_curve!` line below; ed-on-bls12-377's and BLS12-377 G1's (run in
+/// the twisted Edwards form it maps onto, `te_map.rs`) are written out.
 pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     /// The field of the VM's registers (the curve's base prime field).
     type Base: PrimeField + LimbEncode;
@@ -102,6 +105,19 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     fn program() -> &'static Program<Self::Base>;
     /// Appends the [`GpuCurve::AFFINE_REGS`] registers of an affine point.
     fn affine_regs(p: &Self::Affine, out: &mut Vec<Self::Base>);
+    /// Appends the [`GpuCurve::AFFINE_REGS`] registers of each point of a slice (where a
+    /// group's mapping shares work between points: one inversion for the slice).
+    fn affine_regs_batch(points: &[Self::Affine], out: &mut Vec<Self::Base>) {
+        for p in points {
+            Self::affine_regs(p, out);
+        }
+    }
+    /// Whether `4 DEGREE` accumulator registers are the mark the formulas leave where a sum
+    /// could not be formed (BLS12-377 G1's twisted Edwards form, `crates/curves/src/te_map.rs`:
+    /// only for points outside the prime-order subgroup): the result is not to be trusted.
+    fn acc_regs_exceptional(_r: &[Self::Base]) -> bool {
+        false
+    }
     /// Appends the `4 DEGREE` accumulator registers of a projective point.
     fn projective_regs(p: &Self::Projective, out: &mut Vec<Self::Base>);
     /// The projective point of `4 DEGREE` accumulator registers.
@@ -155,20 +171,41 @@ pub fn program_words<C: GpuCurve>(prog: &Program<C::Base>) -> (Vec<u32>, u32) {
 /// Affine points with every register's limbs packed into 32-bit words
 /// (`C::affine_packed_words()` each): how the MSM stores its bases, which the accumulation
 /// kernel loads straight into the VM's packed registers.
+/// Each of the host's threads maps a run of [`AFFINE_CHUNK`] points and writes their packed
+/// words straight into the output (no vector of field elements or of limbs for the whole
+/// slice: at 2^24 points those were gigabytes of fresh memory).
 pub fn encode_affine_packed<C: GpuCurve>(points: &[C::Affine]) -> Vec<u32> {
-    pack_limb_slice(
-        &encode_affine::<C>(points),
-        <C::Base as LimbEncode>::WORDS,
-        C::packed_reg_words(),
-    )
+    let (reg_words, limbs) = (C::packed_reg_words(), <C::Base as LimbEncode>::WORDS);
+    let per = C::affine_packed_words();
+    let mut out = vec![0u32; points.len() * per];
+    out.par_chunks_mut(AFFINE_CHUNK * per)
+        .zip(points.par_chunks(AFFINE_CHUNK))
+        .for_each(|(out, points)| {
+            let ctx = <C::Base as LimbEncode>::ctx();
+            let mut regs = Vec::with_capacity(points.len() * C::AFFINE_REGS);
+            C::affine_regs_batch(points, &mut regs);
+            let mut l = vec![0u32; limbs];
+            for (r, o) in regs.iter().zip(out.chunks_exact_mut(reg_words)) {
+                <C::Base as LimbEncode>::encode_with(&ctx, r, &mut l);
+                pack_limbs(&l, o);
+            }
+        });
+    out
 }
+
+/// Points mapped together by [`GpuCurve::affine_regs_batch`] on one of the host's threads.
+const AFFINE_CHUNK: usize = 4096;
 
 /// Limbs of affine points, `C::affine_words()` each.
 pub fn encode_affine<C: GpuCurve>(points: &[C::Affine]) -> Vec<u32> {
-    let mut regs = Vec::with_capacity(points.len() * C::AFFINE_REGS);
-    for p in points {
-        C::affine_regs(p, &mut regs);
-    }
+    let regs: Vec<C::Base> = points
+        .par_chunks(AFFINE_CHUNK)
+        .flat_map_iter(|chunk| {
+            let mut regs = Vec::with_capacity(chunk.len() * C::AFFINE_REGS);
+            C::affine_regs_batch(chunk, &mut regs);
+            regs
+        })
+        .collect();
     let mut out = vec![0; regs.len() * <C::Base as LimbEncode>::WORDS];
     encode_into(&regs, &mut out);
     out
@@ -321,10 +358,6 @@ sw_curve!(
     Bls12_381G2, ark_bls12_381::g2::Config, ark_bls12_381::Fq, 1
 );
 sw_curve!(
-    /// BLS12-377 G1 (over Fq).
-    Bls12_377G1, ark_bls12_377::g1::Config, ark_bls12_377::Fq, 0
-);
-sw_curve!(
     /// BLS12-377 G2 (over Fq2 = `Fq[u]/(u^2 + 5)`).
     Bls12_377G2, ark_bls12_377::g2::Config, ark_bls12_377::Fq, 5
 );
@@ -381,5 +414,73 @@ impl GpuCurve for EdOnBls12_377 {
             z: r[3],
         }
         .into_ark()
+    }
+}
+
+/// BLS12-377 G1 (over Fq), on the GPU as the twisted Edwards curve `-x^2 + y^2 = 1 + d x^2
+/// y^2` it maps onto (crates/curves/src/te_map.rs): 7 multiplications a mixed addition
+/// instead of 10.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bls12_377G1;
+
+impl GpuCurve for Bls12_377G1 {
+    type Base = ark_bls12_377::Fq;
+    type Scalar = ark_bls12_377::Fr;
+    type Affine = ark_bls12_377::G1Affine;
+    type Projective = ark_bls12_377::G1Projective;
+    const GROUP: Group = Group::Bls12_377G1;
+    const AFFINE_NEG_COORD: usize = 2;
+    const AFFINE_NEG_SWAP: bool = true;
+
+    fn program() -> &'static Program<Self::Base> {
+        static P: OnceLock<Program<ark_bls12_377::Fq>> = OnceLock::new();
+        P.get_or_init(|| twisted_edwards_a_minus_1(TeMap::get().d))
+    }
+    fn affine_regs(p: &Self::Affine, out: &mut Vec<Self::Base>) {
+        TeMap::get().madd_regs(std::slice::from_ref(p), out);
+    }
+    fn affine_regs_batch(points: &[Self::Affine], out: &mut Vec<Self::Base>) {
+        TeMap::get().madd_regs(points, out);
+    }
+    fn acc_regs_exceptional(r: &[Self::Base]) -> bool {
+        ark_ff::Zero::is_zero(&r[0]) && ark_ff::Zero::is_zero(&r[1])
+    }
+    fn projective_regs(p: &Self::Projective, out: &mut Vec<Self::Base>) {
+        out.extend(TeMap::get().to_extended(p).coords());
+    }
+    fn from_acc_regs(r: &[Self::Base]) -> Self::Projective {
+        // The exceptional mark has no point: the MSM checks for it first
+        // (`acc_regs_exceptional`); here it reads as the identity.
+        TeMap::get()
+            .from_extended(&te_coords(r))
+            .unwrap_or_default()
+    }
+    fn sum_acc_regs(r: &[Self::Base]) -> Self::Projective {
+        let m = TeMap::get();
+        let two_d = m.d.double();
+        let sum = r
+            .chunks_exact(4)
+            .map(te_coords)
+            .fold(identity_te(), |acc, p| te_add(&acc, &p, two_d));
+        m.from_extended(&sum).unwrap_or_default()
+    }
+}
+
+fn te_coords<F: Copy>(r: &[F]) -> TeExtended<F> {
+    TeExtended {
+        x: r[0],
+        y: r[1],
+        t: r[2],
+        z: r[3],
+    }
+}
+
+fn identity_te() -> TeExtended<ark_bls12_377::Fq> {
+    use ark_ff::{One, Zero};
+    TeExtended {
+        x: ark_bls12_377::Fq::zero(),
+        y: ark_bls12_377::Fq::one(),
+        t: ark_bls12_377::Fq::zero(),
+        z: ark_bls12_377::Fq::one(),
     }
 }

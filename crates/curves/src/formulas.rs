@@ -445,7 +445,8 @@ fn emit_xyzz_dbl<F: Field>(e: &mut ElAsm<F>, [x1, y1, zz1, zzz1]: [El; 4], t: &[
 
 /// Twisted Edwards curves with `a = -1`, in extended coordinates (`x = X/Z`, `y = Y/Z`,
 /// `T = XY/Z`; Hisil, Wong, Carter, Dawson 2008), complete on ed-on-bls12-377 (`a` square, `d`
-/// non-square), so no special cases. An affine input is stored as `(y - x, y + x, 2d x y)`
+/// non-square), so no special cases; on BLS12-377 G1's form (`d` square) a sum that divides
+/// by zero leaves a mark (`emit_te_mark`). An affine input is stored as `(y - x, y + x, 2d x y)`
 /// (slots 4-6; the identity `(0, 1)` as `(1, 1, 0)`): the mixed addition madd-2008-hwcd-3
 /// then takes 7M, against 10M from `(x, y)`. Negating it swaps slots 4 and 5 and negates
 /// slot 6 (`GpuCurve::AFFINE_NEG_SWAP`). The projective addition is add-2008-hwcd-3 (9M,
@@ -508,11 +509,11 @@ pub fn twisted_edwards_a_minus_1<F: Field>(d: F) -> Program<F> {
     e.mul(y1, t[4], t[6]); // Y3 = G H
     e.mul(t1, t[3], t[6]); // T3 = E H
     e.mul(z1, t[5], t[4]); // Z3 = F G
-    e.asm.halt();
+    emit_te_mark(&mut e, [x1, y1, t1, z1]);
 
     // To affine, into slots 4-6 as madd reads them: (y - x, y + x, 2d x y) with x = X / Z,
-    // y = Y / Z (Z is never 0 on this complete curve; the identity (0, 1, 0, 1) gives
-    // (1, 1, 0), arkworks' (0, 1)). 4M + I.
+    // y = Y / Z (the identity (0, 1, 0, 1) gives (1, 1, 0), arkworks' (0, 1); the mark
+    // X = Y = Z = 0 gives (0, 0, 0), which madd keeps as a mark). 4M + I.
     e.asm.entry("to_affine");
     e.inverse(t[0], z1, t[1]);
     e.mul(t[1], x1, t[0]); // x
@@ -538,5 +539,19 @@ fn emit_te_tail<F: Field>(e: &mut ElAsm<F>, [x1, y1, t1, z1]: [El; 4], t: &[El])
     e.mul(y1, t[6], t[7]);
     e.mul(t1, t[4], t[7]);
     e.mul(z1, t[5], t[6]);
+    emit_te_mark(e, [x1, y1, t1, z1]);
+}
+
+/// HALT where `Z3 != 0`; else (the unified formulas divided by zero, which only points of even
+/// order on a non-complete curve make: BLS12-377 G1's form, crates/curves/src/te_map.rs) sets
+/// `X3 = Y3 = T3 = 0` first. No point has `X = Y = 0`, and every formula here keeps it
+/// (`A = B = C = 0`, so `E = H = 0`), so the mark reaches the sums, where the host finds it.
+fn emit_te_mark<F: Field>(e: &mut ElAsm<F>, [x1, y1, t1, z1]: [El; 4]) {
+    let end = e.asm.label();
+    e.jnz(z1, end);
+    e.zero(x1);
+    e.zero(y1);
+    e.zero(t1);
+    e.asm.place(end);
     e.asm.halt();
 }

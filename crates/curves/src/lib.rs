@@ -11,6 +11,7 @@ pub mod coords;
 pub mod curve;
 pub mod formulas;
 mod registry;
+mod te_map;
 pub mod vm;
 
 pub use coords::{TeExtended, Xyzz};
@@ -20,6 +21,7 @@ pub use curve::{
     encode_projective, program_words,
 };
 pub use registry::Group;
+pub use te_map::{TeMap, te_add};
 pub use vm::{Program, RunStats, VmError};
 /// The registry's list of groups (`zkgpu_shaders::for_each_group!`): each variant of [`Group`] names
 /// its [`GpuCurve`] type here.

@@ -10,6 +10,21 @@ use zkgpu_limbs::{DecodeError, LimbEncode, unpack_limbs};
 /// other threads after the GPU's wait costs more than these additions (docs/msm.md).
 pub(crate) const SEQUENTIAL_SUMS: usize = 64;
 
+/// Why window sums gave no result.
+#[derive(Debug)]
+pub(crate) enum CombineError {
+    /// The words are not sums of this group.
+    Decode(DecodeError),
+    /// A sum carries the mark of a formula's exception (`GpuCurve::acc_regs_exceptional`).
+    Exceptional,
+}
+
+impl From<DecodeError> for CombineError {
+    fn from(e: DecodeError) -> Self {
+        CombineError::Decode(e)
+    }
+}
+
 /// The window combination. Each window's block holds what the GPU's tree levels left of its
 /// rows (`left[k]` sums of row `k`, [`RowLayout`]): the window's total is
 /// `row 0 + 2^seg_bits sum_i 2^i row (i + 1)` (Horner over the rows), and then Horner over
@@ -22,13 +37,14 @@ pub(crate) fn combine_windows<C: GpuCurve>(
     left: &[u32],
     seg_bits: u32,
     c: u32,
-) -> std::result::Result<C::Projective, DecodeError> {
+) -> std::result::Result<C::Projective, CombineError> {
     let point = C::acc_packed_words();
     if !words.len().is_multiple_of(point) {
         return Err(DecodeError::Length {
             per_element: point,
             got: words.len(),
-        });
+        }
+        .into());
     }
     let per: usize = left.iter().map(|&k| k as usize).sum();
     let windows = words.len() / (per * point).max(1);
@@ -70,17 +86,23 @@ pub(crate) fn combine_windows<C: GpuCurve>(
 }
 
 /// The sum of the packed accumulators `words` (`C::acc_packed_words()` words each), decoded
-/// and added on this thread.
+/// and added on this thread; an accumulator with the exception mark makes it an error.
 fn decode_sum<C: GpuCurve>(
     words: &[u32],
     ctx: &<C::Base as LimbEncode>::Ctx,
-) -> std::result::Result<C::Projective, DecodeError> {
+) -> std::result::Result<C::Projective, CombineError> {
     let reg_words = C::packed_reg_words();
     let mut limbs = vec![0u32; <C::Base as LimbEncode>::WORDS];
     let mut regs = Vec::with_capacity(words.len() / reg_words);
     for (i, w) in words.chunks_exact(reg_words).enumerate() {
         unpack_limbs(w, &mut limbs);
         regs.push(C::Base::decode_with(ctx, &limbs, i)?);
+    }
+    if regs
+        .chunks_exact(4 * C::DEGREE)
+        .any(|acc| C::acc_regs_exceptional(acc))
+    {
+        return Err(CombineError::Exceptional);
     }
     Ok(C::sum_acc_regs(&regs))
 }

@@ -1,12 +1,13 @@
 //! The MSM engine: its entry points and the run of one MSM over each part of the bases.
 
+use ark_ec::VariableBaseMSM;
 use ark_ff::{PrimeField, Zero};
 use zkgpu_curves::GpuCurve;
 use zkgpu_runtime::{GpuContext, GpuError, wgpu};
 use zkgpu_shaders::{msm_accumulate, msm_buckets, msm_scalars};
 
 use crate::bases::*;
-use crate::combine::combine_windows;
+use crate::combine::{CombineError, combine_windows};
 use crate::record::*;
 use crate::request::{MsmOutput, MsmRequest, MsmScalars};
 use crate::scalars::*;
@@ -169,9 +170,14 @@ impl<C: GpuCurve> GpuMsm<C> {
             return Ok(C::Projective::zero());
         }
         let prepared = self.prepare(&bases[..n])?;
-        self.run(MsmRequest::new(&prepared, &scalars[..n]))
-            .await?
-            .sum()
+        match self.run(MsmRequest::new(&prepared, &scalars[..n])).await {
+            // Bases outside the prime-order subgroup met an exception of BLS12-377 G1's
+            // twisted Edwards form: arkworks sums them on the host instead.
+            Err(MsmError::ExceptionalBases) => {
+                Ok(C::Projective::msm_unchecked(&bases[..n], &scalars[..n]))
+            }
+            r => r?.sum(),
+        }
     }
 
     /// The MSMs of one part of the bases (`layout`: its first point, its sets, and the points
@@ -256,7 +262,12 @@ impl<C: GpuCurve> GpuMsm<C> {
             .chunks(set_words.max(1))
             .map(|w| combine_windows::<C>(w, &left, seg_bits, shape.c))
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| GpuError::Device(format!("window sums do not decode: {e}")))?;
+            .map_err(|e| match e {
+                CombineError::Exceptional => MsmError::ExceptionalBases,
+                CombineError::Decode(e) => {
+                    GpuError::Device(format!("window sums do not decode: {e}")).into()
+                }
+            })?;
         timings.host_combine += t.elapsed().as_secs_f64();
         Ok(result)
     }

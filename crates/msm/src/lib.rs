@@ -83,6 +83,16 @@ pub enum MsmError {
         /// The configured bound.
         limit: u32,
     },
+    /// BLS12-377 G1 runs on the GPU in a twisted Edwards form whose formulas divide by zero
+    /// for some points outside the prime-order subgroup (which arkworks' checked constructors
+    /// never make; crates/curves/src/te_map.rs), and these bases met such a case: the GPU's
+    /// sum is not to be trusted. [`GpuMsm::msm`] then sums on the host with arkworks; requests
+    /// on prepared bases return this error.
+    #[error(
+        "the bases include points outside the prime-order subgroup that BLS12-377 G1's twisted \
+         Edwards form cannot add; sum them with arkworks"
+    )]
+    ExceptionalBases,
     /// The GPU failed, or the input does not fit on it.
     #[error(transparent)]
     Gpu(#[from] GpuError),

@@ -94,10 +94,11 @@ groups! {
 
 impl Group {
     /// Base-field registers of an affine point as the GPU stores it: `x, y`, or `y - x,
-    /// y + x, 2d x y` on ed-on-bls12-377 (crates/curves/src/formulas.rs).
+    /// y + x, 2d x y` on the twisted Edwards forms of ed-on-bls12-377 and BLS12-377 G1
+    /// (crates/curves/src/formulas.rs, crates/curves/src/te_map.rs).
     pub const fn affine_regs(self) -> u32 {
         match self {
-            Group::EdOnBls12_377 => 3,
+            Group::EdOnBls12_377 | Group::Bls12_377G1 => 3,
             _ => 2 * self.degree() as u32,
         }
     }

@@ -18,8 +18,9 @@ use crate::matrices::{Qap, R1csMatrices, SparseRows};
 pub(super) const MAGIC: &[u8; 8] = b"ZKGPUPK\x01";
 /// Magic, header length, header digest.
 pub(super) const PREFIX: u64 = 8 + 8 + 32;
-/// The header's format version.
-const VERSION: u32 = 3;
+/// The header's format version (4: BLS12-377 G1 bases stored in its twisted Edwards form,
+/// three registers a point; the layout's point size also tells them apart).
+const VERSION: u32 = 4;
 
 /// blake3 of `bytes` (on the host's threads when large).
 pub(super) fn digest(bytes: &[u8]) -> blake3::Hash {
