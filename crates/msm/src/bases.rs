@@ -243,19 +243,29 @@ impl<C: GpuCurve> GpuMsm<C> {
             .map(|k| {
                 let (start, first_set) = ((k % tiles) * part, (k / tiles) * per_part);
                 let plen = part.min(len - start);
-                let mut words = Vec::with_capacity(per_part * folds * plen * identity.len());
-                for set in &sets[first_set..first_set + per_part] {
+                // Each set's level-0 run is written; the fold levels stay as the new buffer's
+                // zeros (filled on the GPU), so the host neither fills nor uploads them.
+                let run_bytes = (plen * identity.len() * 4) as u64;
+                let buffer = self.ctx.storage_zeroed(
+                    &format!("{} bases, part {k}", C::ID),
+                    run_bytes * (per_part * folds) as u64,
+                )?;
+                for (i, set) in sets[first_set..first_set + per_part].iter().enumerate() {
                     let have = &set[start.min(set.len())..(start + plen).min(set.len())];
-                    words.extend(encode_affine_packed::<C>(have));
+                    let mut words = encode_affine_packed::<C>(have);
                     for _ in have.len()..plen {
                         words.extend_from_slice(&identity);
                     }
-                    words.resize(words.len() + (folds - 1) * plen * identity.len(), 0);
+                    if !words.is_empty() {
+                        self.ctx.queue().write_buffer(
+                            &buffer,
+                            run_bytes * (i * folds) as u64,
+                            bytemuck::cast_slice(&words),
+                        );
+                    }
                 }
                 Ok(BasePart {
-                    buffer: self
-                        .ctx
-                        .storage_buffer(&format!("{} bases, part {k}", C::ID), &words)?,
+                    buffer,
                     start,
                     len: plen,
                     first_set,
