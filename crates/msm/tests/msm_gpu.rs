@@ -967,6 +967,16 @@ fn bls12_377_g1_exceptions_are_caught() {
         run(&prepared, &scalars),
         Err(MsmError::ExceptionalBases)
     ));
+    // Folded: its window multiples, made on the GPU from the stored (0, 0, 0), keep the mark.
+    let fold = Fold {
+        folds: 4,
+        window_bits: Some(7),
+    };
+    let folded = msm.prepare_sets_folded(&[&bases], fold).block_on().unwrap();
+    assert!(matches!(
+        run(&folded, &scalars),
+        Err(MsmError::ExceptionalBases)
+    ));
     // P and P +- T with equal scalars: one bucket, and its sum divides by zero (the sign
     // and the point of order 2 chosen where the host's formula says it does).
     let m = zkgpu_curves::TeMap::get();
