@@ -192,6 +192,12 @@ pub struct ContextState {
     /// ([`GpuContext::set_yielding_waits`]).
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) yielding_waits: std::sync::atomic::AtomicBool,
+    /// Pipelines a thread is compiling for [`GpuContext::pipelines`], and the signal that one
+    /// finished: another thread asking for the same waits instead of compiling it again.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) building: Mutex<std::collections::HashSet<PipelineKey>>,
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) built: std::sync::Condvar,
 }
 
 impl GpuContext {
@@ -270,6 +276,10 @@ impl GpuContext {
             pipeline_cache,
             #[cfg(not(target_arch = "wasm32"))]
             yielding_waits: std::sync::atomic::AtomicBool::new(false),
+            #[cfg(not(target_arch = "wasm32"))]
+            building: Mutex::default(),
+            #[cfg(not(target_arch = "wasm32"))]
+            built: std::sync::Condvar::new(),
         });
         Ok(Self(state))
     }

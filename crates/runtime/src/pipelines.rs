@@ -189,16 +189,20 @@ impl GpuContext {
     /// The pipelines of `requests`, in order: [`GpuContext::pipeline`] for each, except that
     /// on native targets those not cached yet are compiled side by side, one thread each
     /// (a driver compiles one pipeline on one core, so the wait is the slowest pipeline's,
-    /// not their sum: docs/PERFORMANCE.md, session 29). In a browser they are built one
+    /// not their sum: docs/PERFORMANCE.md, session 29), and those another thread is already
+    /// compiling here (two engines of one context, such as the prover's G1 and G2 MSMs,
+    /// share pipelines) are waited for, not compiled twice. In a browser they are built one
     /// after the other.
     pub async fn pipelines(&self, requests: &[PipelineRequest<'_>]) -> Result<Vec<Arc<Pipeline>>> {
         #[cfg(not(target_arch = "wasm32"))]
         {
             let missing: Vec<&PipelineRequest<'_>> =
                 requests.iter().filter(|r| !self.is_cached(r)).collect();
-            if missing.len() > 1 {
+            let (claim, others) = self.claim(&missing);
+            if claim.requests.len() > 1 {
                 std::thread::scope(|s| {
-                    let built: Vec<_> = missing
+                    let built: Vec<_> = claim
+                        .requests
                         .iter()
                         .map(|r| s.spawn(move || pollster::block_on(self.request(r))))
                         .collect();
@@ -207,13 +211,57 @@ impl GpuContext {
                         .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                         .try_for_each(|r| r.map(|_| ()))
                 })?;
+            } else if let Some(r) = claim.requests.first() {
+                self.request(r).await?;
             }
+            drop(claim);
+            self.wait_for_builds(&others);
         }
         let mut out = Vec::with_capacity(requests.len());
         for r in requests {
             out.push(self.request(r).await?);
         }
         Ok(out)
+    }
+
+    /// Splits `missing` into the requests this thread claims to compile (returned with the
+    /// claim, which releases them when dropped, built or not) and the keys another thread has
+    /// claimed.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn claim<'r, 'a>(
+        &'a self,
+        missing: &[&'r PipelineRequest<'r>],
+    ) -> (Claim<'a, 'r>, Vec<PipelineKey>) {
+        let mut building = self.building.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut claim = Claim {
+            ctx: self,
+            keys: Vec::new(),
+            requests: Vec::new(),
+        };
+        let mut others = Vec::new();
+        for &r in missing {
+            let key = PipelineKey::new(r.module, r.entry, r.checks, r.constants);
+            if building.insert(key.clone()) {
+                claim.keys.push(key);
+                claim.requests.push(r);
+            } else {
+                others.push(key);
+            }
+        }
+        (claim, others)
+    }
+
+    /// Waits until no thread is compiling any of `keys` (then each is cached, or its build
+    /// failed and the caller's own request builds it again and reports the error).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn wait_for_builds(&self, keys: &[PipelineKey]) {
+        let mut building = self.building.lock().unwrap_or_else(PoisonError::into_inner);
+        while keys.iter().any(|k| building.contains(k)) {
+            building = self
+                .built
+                .wait(building)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
     }
 
     async fn request(&self, r: &PipelineRequest<'_>) -> Result<Arc<Pipeline>> {
@@ -276,6 +324,30 @@ impl GpuContext {
             layout: &pipeline.layout,
             entries: &entries,
         })
+    }
+}
+
+/// Pipelines one thread compiles for [`GpuContext::pipelines`]; dropping it (after the builds,
+/// or on an error or a panic) releases their keys and wakes the threads waiting for them.
+#[cfg(not(target_arch = "wasm32"))]
+struct Claim<'a, 'r> {
+    ctx: &'a GpuContext,
+    keys: Vec<PipelineKey>,
+    requests: Vec<&'r PipelineRequest<'r>>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Drop for Claim<'_, '_> {
+    fn drop(&mut self) {
+        let mut building = self
+            .ctx
+            .building
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for k in &self.keys {
+            building.remove(k);
+        }
+        self.ctx.built.notify_all();
     }
 }
 

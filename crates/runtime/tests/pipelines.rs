@@ -1,0 +1,43 @@
+//! `GpuContext::pipelines` asked for the same pipelines by two threads at once (as the
+//! prover's G1 and G2 MSM engines do): both get them, and each is compiled once.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::{Arc, Barrier};
+use zkgpu_runtime::{Checks, GpuContext, PipelineRequest};
+
+#[test]
+fn two_threads_compile_each_pipeline_once() {
+    // A context of its own: the shared one may have these pipelines already.
+    let ctx = GpuContext::from_env_blocking().unwrap();
+    let module = zkgpu_shaders::msm_buckets();
+    let entries = ["msm_digits", "msm_scan", "msm_scatter", "msm_chunk_order"];
+    let requests: Vec<PipelineRequest<'_>> = entries
+        .iter()
+        .map(|entry| PipelineRequest {
+            module: &module,
+            entry,
+            checks: Checks::Default,
+            constants: &[("WORKGROUP_SIZE", 64.0)],
+        })
+        .collect();
+    // Both threads start asking at once, so without the claim both would compile each one.
+    let start = Barrier::new(2);
+    let (a, b) = std::thread::scope(|s| {
+        let ask = || {
+            start.wait();
+            pollster::block_on(ctx.pipelines(&requests)).unwrap()
+        };
+        let a = s.spawn(ask);
+        let b = s.spawn(ask);
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    for (x, y) in a.iter().zip(&b) {
+        assert!(Arc::ptr_eq(x, y), "both threads got the one pipeline");
+    }
+    let timings = ctx.pipeline_timings();
+    for entry in entries {
+        let built = timings.iter().filter(|t| t.entry == entry).count();
+        assert_eq!(built, 1, "{entry} compiled {built} times");
+    }
+}
