@@ -112,6 +112,12 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
             Self::affine_regs(p, out);
         }
     }
+    /// [`GpuCurve::sum_acc_regs`], or `None` where the sum met an exception of the group's
+    /// formulas (the mark of [`GpuCurve::acc_regs_exceptional`] in an input, or made by an
+    /// addition on the host): only BLS12-377 G1's form has them.
+    fn try_sum_acc_regs(r: &[Self::Base]) -> Option<Self::Projective> {
+        Some(Self::sum_acc_regs(r))
+    }
     /// Whether `4 DEGREE` accumulator registers are the mark the formulas leave where a sum
     /// could not be formed (BLS12-377 G1's twisted Edwards form, `crates/curves/src/te_map.rs`:
     /// only for points outside the prime-order subgroup): the result is not to be trusted.
@@ -456,13 +462,18 @@ impl GpuCurve for Bls12_377G1 {
             .unwrap_or_default()
     }
     fn sum_acc_regs(r: &[Self::Base]) -> Self::Projective {
+        Self::try_sum_acc_regs(r).unwrap_or_default()
+    }
+    fn try_sum_acc_regs(r: &[Self::Base]) -> Option<Self::Projective> {
+        // Summed in the twisted Edwards form (9M an addition), whose additions keep the mark:
+        // a marked input or an exception here leaves a marked sum, which has no point.
         let m = TeMap::get();
         let two_d = m.d.double();
         let sum = r
             .chunks_exact(4)
             .map(te_coords)
             .fold(identity_te(), |acc, p| te_add(&acc, &p, two_d));
-        m.from_extended(&sum).unwrap_or_default()
+        m.from_extended(&sum)
     }
 }
 

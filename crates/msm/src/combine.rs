@@ -86,7 +86,8 @@ pub(crate) fn combine_windows<C: GpuCurve>(
 }
 
 /// The sum of the packed accumulators `words` (`C::acc_packed_words()` words each), decoded
-/// and added on this thread; an accumulator with the exception mark makes it an error.
+/// and added on this thread; an accumulator with the exception mark, or a sum that meets an
+/// exception here, makes it an error.
 fn decode_sum<C: GpuCurve>(
     words: &[u32],
     ctx: &<C::Base as LimbEncode>::Ctx,
@@ -104,5 +105,5 @@ fn decode_sum<C: GpuCurve>(
     {
         return Err(CombineError::Exceptional);
     }
-    Ok(C::sum_acc_regs(&regs))
+    C::try_sum_acc_regs(&regs).ok_or(CombineError::Exceptional)
 }
