@@ -1,7 +1,7 @@
 // MSM bucket accumulation on the curve VM (docs/msm.md): one invocation per bucket of every
 // window, summing the bucket's points (CSR runs of `entries` from msm_buckets.wgsl) into an
 // accumulator with the group's `madd` program (a negative digit negates the point first).
-// Composed after curve_vm_core.wgsl. Loops count up to the bucket's size or to uniforms.
+// Composed after curve_vm_core.wgsl and msm_bases.wgsl or msm_bases_split.wgsl (load_base). Loops count up to the bucket's size or to uniforms.
 
 struct AccumulateParams {
     // Chunk capacity per window: accumulation invocations per window.
@@ -33,12 +33,21 @@ struct AccumulateParams {
     stride: u32,
     group: u32,
     level_mode: u32,
+    // Words of `bases` before the second part's (`bases_hi`) points start, in an MSM over two
+    // parts (msm_bases_split.wgsl's load_base); unused otherwise.
+    split_words: u32,
+    _pad1: u32,
+    _pad2: u32,
+    _pad3: u32,
 }
 
 // Set by the pipeline (the Rust caller's one WORKGROUP_SIZE), which also sizes the grid.
 override WORKGROUP_SIZE: u32;
 
 @group(0) @binding(1) var<storage, read> bases: array<u32>;
+// The second part's bases in an MSM over two parts, read only by msm_bases_split.wgsl's
+// load_base (in the modules without it no entry point uses it, so no layout holds it).
+@group(0) @binding(16) var<storage, read> bases_hi: array<u32>;
 @group(0) @binding(2) var<storage, read> entries: array<u32>;
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
 @group(0) @binding(4) var<storage, read> sizes: array<u32>;
@@ -54,16 +63,6 @@ override WORKGROUP_SIZE: u32;
 // Buckets of zero or several chunks (msm_chunk_counts): [0] how many, [1] the most chunks of
 // a bucket, [3..] their slots.
 @group(0) @binding(15) var<storage, read> combine_list: array<u32>;
-
-// Bases are stored packed (FE_PACKED words a register), as the VM's registers are: loaded
-// without conversion.
-fn load_base(offset: u32) -> PackedFe {
-    var w: PackedFe;
-    for (var j = 0u; j < FE_PACKED; j++) {
-        w[j] = bases[offset + j];
-    }
-    return w;
-}
 
 // The affine point `point` of the bases, all its registers.
 fn load_point(point: u32) -> array<PackedFe, AFFINE_REGS> {

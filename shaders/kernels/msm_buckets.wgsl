@@ -185,10 +185,19 @@ fn msm_scatter(
             if (rank == rank_cap()) {
                 at = rank + atomicAdd(&counts[slot], 1u);
             }
-            entries[offsets[slot] + at] =
-                ((k * bp.folds + level) * bp.set_stride + i) | ((dig & 1u) << 31u);
+            entries[offsets[slot] + at] = point_ref(k, level, i) | ((dig & 1u) << 31u);
         }
     }
+}
+
+// The point that scalar i's digit of fold level `level` adds in set k: in its set's run of
+// that level, or, for an MSM over two parts (hi_base not 0), in the second part's run from
+// point hi_base on.
+fn point_ref(k: u32, level: u32, i: u32) -> u32 {
+    if (bp.hi_base == 0u || i < bp.split) {
+        return (k * bp.folds + level) * bp.set_stride + i;
+    }
+    return bp.hi_base + level * bp.hi_stride + (i - bp.split);
 }
 
 // One invocation per bucket of every window of every set (binding 2 the histogram, binding

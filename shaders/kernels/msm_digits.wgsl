@@ -34,8 +34,15 @@ struct BucketParams {
     // The largest rank a digit word holds (rank_cap below): 2^(31 - c) - 1, 0 for none (few
     // digits per bucket, docs/msm.md), or what a test asks.
     rank_cap: u32,
+    // One MSM over two parts of the bases (one set; docs/msm.md "Limits"), where hi_base is
+    // not 0: scalars from `split` on point at the second part, whose points are numbered from
+    // hi_base (the first part's points) with its own `hi_stride` points per fold level.
+    split: u32,
+    hi_base: u32,
+    hi_stride: u32,
     _pad2: u32,
     _pad3: u32,
+    _pad4: u32,
     // The scalar field's modulus r, 8 little-endian words (msm_digits).
     modulus: array<vec4<u32>, 2>,
 }

@@ -4,7 +4,7 @@ use ark_ec::VariableBaseMSM;
 use ark_ff::{PrimeField, Zero};
 use zkgpu_curves::GpuCurve;
 use zkgpu_runtime::{GpuContext, GpuError, wgpu};
-use zkgpu_shaders::{msm_accumulate, msm_buckets, msm_scalars};
+use zkgpu_shaders::{msm_accumulate, msm_accumulate_split, msm_buckets, msm_scalars};
 
 use crate::bases::*;
 use crate::combine::{CombineError, combine_windows};
@@ -28,6 +28,8 @@ pub struct GpuMsm<C: GpuCurve> {
     /// shader text.
     pub(crate) buckets_module: zkgpu_shaders::Composed,
     pub(crate) accumulate_module: zkgpu_shaders::Composed,
+    /// The accumulation over two parts of the bases (its pipeline built on first use).
+    pub(crate) accumulate_split_module: zkgpu_shaders::Composed,
     /// Converts scalars from arkworks' Montgomery form on the GPU, where the scalar field has
     /// a module (not ed-on-bls12-377's).
     pub(crate) scalars_module: Option<zkgpu_shaders::Composed>,
@@ -64,6 +66,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             ],
             buckets_module: msm_buckets(),
             accumulate_module: msm_accumulate(C::GROUP),
+            accumulate_split_module: msm_accumulate_split(C::GROUP),
             scalars_module: C::GROUP.scalar_field().map(msm_scalars),
             scratch: std::sync::Mutex::new(Vec::new()),
             max_part: None,
@@ -125,16 +128,31 @@ impl<C: GpuCurve> GpuMsm<C> {
         let mut timings = MsmTimings::default();
         let mut sums = vec![C::Projective::zero(); bases.sets];
         let n = bases.len.min(scalars.len());
+        // Two parts of one set run as one MSM where the device allows (one reduction).
+        if let Some(split) = self.split_plan(bases, n, config) {
+            let (lo, hi) = (&bases.parts[0], &bases.parts[1]);
+            sums = self
+                .run_part(
+                    (&lo.buffer, Some(&hi.buffer)),
+                    (0, 1, lo.len, bases.fold),
+                    scalars.range(0, n),
+                    (config, Some(split)),
+                    timed,
+                    &mut timings,
+                )
+                .await?;
+            return Ok(MsmOutput { sums, timings });
+        }
         // Parts of one set each (sets that did not fit one part together) run as that set's
         // MSM; its sum goes to the set's place.
         for part in bases.parts.iter().filter(|p| p.start < n) {
             let end = n.min(part.start + part.len);
             let part_sums = self
                 .run_part(
-                    &part.buffer,
+                    (&part.buffer, None),
                     (part.start, bases.sets_per_part as u32, part.len, bases.fold),
                     scalars.range(part.start, end),
-                    config,
+                    (config, None),
                     timed,
                     &mut timings,
                 )
@@ -186,30 +204,37 @@ impl<C: GpuCurve> GpuMsm<C> {
     /// sums, and combine the windows on the host.
     pub(crate) async fn run_part(
         &self,
-        bases: &wgpu::Buffer,
+        bases: (&wgpu::Buffer, Option<&wgpu::Buffer>),
         layout: (usize, u32, usize, Option<FoldLayout>),
         scalars: Scalars<'_, C::Scalar>,
-        config: MsmConfig,
+        (config, split): (MsmConfig, Option<(u32, u32, u32)>),
         stamps: bool,
         timings: &mut MsmTimings,
     ) -> Result<Vec<C::Projective>> {
         let (part_start, sets, set_stride, fold) = layout;
         let set_stride = u32::try_from(set_stride)
             .map_err(|_| MsmError::Config(format!("{set_stride} points exceed 2^32")))?;
-        let shape = Shape::new::<C>(
+        let mut shape = Shape::new::<C>(
             scalars.len(),
             (sets, set_stride),
             fold,
             config,
             self.ctx.max_binding_bytes(),
         )?;
+        if let Some(split) = split {
+            shape = shape.with_split(split);
+        }
+        timings.runs += 1;
         if timings.window_bits == 0 {
             timings.window_bits = shape.c;
             timings.segments = shape.segments;
             timings.chunk = shape.chunk;
         }
         let t = web_time::Instant::now();
-        let p = self.pipelines().await?;
+        let mut p = self.pipelines().await?;
+        if split.is_some() {
+            p.acc_split = Some(self.split_pipeline().await?);
+        }
         let s = self.take_scratch(shape)?;
         // Field elements as stored (Montgomery form), converted on the GPU where the scalar
         // field has a module and no width is to be checked, else canonical.

@@ -34,6 +34,7 @@ mod request;
 mod scalars;
 mod scratch;
 mod shape;
+mod split;
 mod stored;
 #[cfg(test)]
 mod tests;

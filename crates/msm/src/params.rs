@@ -106,6 +106,9 @@ pub(crate) fn digit_params<F: PrimeField>(
         folds: shape.folds,
         load: shape.load,
         rank_cap,
+        split: shape.split.0,
+        hi_base: shape.split.1,
+        hi_stride: shape.split.2,
         ..bucket_params::<F>(
             shape,
             bins,

@@ -25,6 +25,16 @@ pub(crate) struct Pipelines {
     /// `msm_digits_from_montgomery` (digits of scalars as arkworks stores them), where the
     /// scalar field has a module.
     pub(crate) convert: Option<std::sync::Arc<Pipeline>>,
+    /// The accumulation reading two parts of the bases (`msm_accumulate/<group>/split`), for
+    /// an MSM over two parts only ([`GpuMsm::split_plan`]).
+    pub(crate) acc_split: Option<std::sync::Arc<Pipeline>>,
+}
+
+impl Pipelines {
+    /// The accumulation pipeline this MSM runs.
+    fn accumulate(&self) -> &Pipeline {
+        self.acc_split.as_deref().unwrap_or(&self.acc)
+    }
 }
 
 impl<C: GpuCurve> GpuMsm<C> {
@@ -79,6 +89,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             order: next(),
             args: next(),
             convert: self.scalars_module.as_ref().map(|_| next()),
+            acc_split: None,
         })
     }
 }
@@ -136,13 +147,14 @@ pub(crate) struct BindGroups {
 }
 
 impl BindGroups {
-    /// The bind groups over `s`'s buffers, the formula program `code` and the part's `bases`.
+    /// The bind groups over `s`'s buffers, the formula program `code` and the part's `bases`
+    /// (and a second part's, for [`Pipelines::acc_split`]).
     pub(crate) fn new(
         ctx: &GpuContext,
         p: &Pipelines,
         s: &Scratch,
         code: &wgpu::Buffer,
-        bases: &wgpu::Buffer,
+        bases: (&wgpu::Buffer, Option<&wgpu::Buffer>),
         convert: bool,
     ) -> Self {
         let (bucket_scan, chunk_scan, bin_scan) = (
@@ -262,7 +274,12 @@ impl BindGroups {
         out.extend(scan(&self.chunk_scan, blocks, windows));
         out.extend(scan(&self.bin_scan, scan_blocks(CHUNK_BINS), 1));
         out.push(pass(Stage::Scan, &p.order, &self.order, slots));
-        out.push(pass(Stage::Accumulate, &p.acc, &self.accumulate, chunks));
+        out.push(pass(
+            Stage::Accumulate,
+            p.accumulate(),
+            &self.accumulate,
+            chunks,
+        ));
         // The chunk sums' dispatches are sized on the GPU (msm_combine_args): the tree levels
         // only where some bucket has that many chunks, the last pass only over the buckets of
         // zero or several chunks.
@@ -353,22 +370,23 @@ fn sum_groups(
     p: &Pipelines,
     s: &Scratch,
     code: &wgpu::Buffer,
-    bases: &wgpu::Buffer,
+    bases: (&wgpu::Buffer, Option<&wgpu::Buffer>),
 ) -> SumGroups {
-    let accumulate = ctx.bind_group(
-        &p.acc,
-        &[
-            (acc::VM_CODE, code),
-            (acc::BASES, bases),
-            (acc::ENTRIES, &s.entries),
-            (acc::OFFSETS, &s.offsets),
-            (acc::SIZES, &s.cursors),
-            (acc::AP, &s.aparams),
-            (acc::CHUNK_OFFSETS, &s.chunk_offsets),
-            (acc::PARTIALS, &s.partials),
-            (acc::CHUNK_ORDER, &s.chunk_order),
-        ],
-    );
+    let mut acc_bindings = vec![
+        (acc::VM_CODE, code),
+        (acc::BASES, bases.0),
+        (acc::ENTRIES, &s.entries),
+        (acc::OFFSETS, &s.offsets),
+        (acc::SIZES, &s.cursors),
+        (acc::AP, &s.aparams),
+        (acc::CHUNK_OFFSETS, &s.chunk_offsets),
+        (acc::PARTIALS, &s.partials),
+        (acc::CHUNK_ORDER, &s.chunk_order),
+    ];
+    if let (Some(hi), Some(_)) = (bases.1, &p.acc_split) {
+        acc_bindings.push((acc::BASES_HI, hi));
+    }
+    let accumulate = ctx.bind_group(p.accumulate(), &acc_bindings);
     let combine = |out: &wgpu::Buffer, params, first, count, input| {
         ctx.bind_group(
             &p.combine,

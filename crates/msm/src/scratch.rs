@@ -207,6 +207,8 @@ impl<C: GpuCurve> GpuMsm<C> {
             stride: 1,
             group: shape.chunk_group,
             level_mode: 0,
+            split_words: shape.split.1 * C::affine_packed_words() as u32,
+            ..AccumulateParams::default()
         }
     }
 

@@ -44,6 +44,10 @@ pub(crate) struct Shape {
     pub(crate) chunk_group: u32,
     /// Reduction sums the host adds up ([`host_sums`]).
     pub(crate) host_sums: u32,
+    /// One MSM over two parts of the bases ([`Shape::with_split`]): the first scalar of the
+    /// second part, its first point (the first part's points), and its points per fold level;
+    /// all 0 for one part.
+    pub(crate) split: (u32, u32, u32),
 }
 
 impl Shape {
@@ -231,7 +235,14 @@ impl Shape {
             tree_group,
             chunk_group,
             host_sums: host_sums::<C>(),
+            split: (0, 0, 0),
         })
+    }
+
+    /// This shape over two parts of the bases: scalars from `split.0` on point at the second
+    /// part, whose points are numbered from `split.1` with `split.2` per fold level.
+    pub(crate) fn with_split(self, split: (u32, u32, u32)) -> Self {
+        Self { split, ..self }
     }
 }
 

@@ -36,6 +36,9 @@ pub struct MsmTimings {
     pub segments: u32,
     /// Accumulation chunk used (entries per invocation at most).
     pub chunk: u32,
+    /// Runs of the MSM's stages: one per part of the bases in use, or one for two parts of
+    /// one set run together (docs/msm.md "Limits").
+    pub runs: u32,
 }
 
 impl MsmTimings {

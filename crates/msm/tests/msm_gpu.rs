@@ -400,6 +400,49 @@ where
     );
 }
 
+/// Bases in exactly two parts run as one MSM where the device binds a ninth storage buffer
+/// (the split accumulation reads both parts; docs/msm.md "Limits"): plain and folded, edge
+/// bases and mixed scalars, scalars ending in the second part, at the boundary and in the
+/// first, against arkworks; `MsmTimings::runs` says which way each ran.
+fn check_two_parts<C: GpuCurve>()
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let msm = GpuMsm::<C>::new(ctx()).unwrap().with_max_part(24);
+    let split = ctx().limits().max_storage_buffers_per_shader_stage >= 9;
+    let mut rng = rng_for::<C>("two parts");
+    let n = 41;
+    let bases = edge_bases::<C>(n, &mut rng);
+    let scalars = mixed_scalars::<C>(n, 5, &mut rng);
+    let fold = Fold {
+        folds: 4,
+        window_bits: Some(6),
+    };
+    let plain = msm.prepare(&bases).unwrap();
+    let folded = msm.prepare_sets_folded(&[&bases], fold).block_on().unwrap();
+    for (what, prepared) in [("plain", &plain), ("folded", &folded)] {
+        assert_eq!(prepared.parts(), 2, "{} {what}", C::ID);
+        for m in [n, 30, 25, 24, 10] {
+            let out = msm
+                .run(MsmRequest::new(prepared, &scalars[..m]))
+                .block_on()
+                .unwrap();
+            let runs = if split && m > 24 {
+                1
+            } else {
+                m.div_ceil(24) as u32
+            };
+            assert_eq!(out.timings.runs, runs, "{} {what}, {m} scalars", C::ID);
+            assert_eq!(
+                out.sum().unwrap(),
+                ark_msm::<C>(&bases[..m], &scalars[..m]),
+                "{} {what}, {m} scalars",
+                C::ID
+            );
+        }
+    }
+}
+
 /// Base sets sharing scalars (`prepare_sets`, one request): three sets of different lengths
 /// (one holding the identity, duplicates and a point's negation), scalars longer and shorter
 /// than the sets, each set's sum against arkworks' `msm_unchecked`; the same across parts of
@@ -1038,6 +1081,10 @@ macro_rules! msm_tests {
             #[test]
             fn bases_in_parts() {
                 check_parts::<C>();
+            }
+            #[test]
+            fn two_parts_as_one_msm() {
+                check_two_parts::<C>();
             }
             #[test]
             fn narrow_scalars() {

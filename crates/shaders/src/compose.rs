@@ -384,7 +384,30 @@ pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &[
 pub fn msm_accumulate(c: Group) -> Composed {
     Composed {
         name: format!("msm_accumulate/{}", c.id()),
-        parts: vm_parts(c, vec![fragment!("kernels/msm_accumulate.wgsl")]),
+        parts: vm_parts(
+            c,
+            vec![
+                fragment!("kernels/msm_bases.wgsl"),
+                fragment!("kernels/msm_accumulate.wgsl"),
+            ],
+        ),
+        entry_points: MSM_ACCUMULATE_ENTRY_POINTS,
+    }
+}
+
+/// [`msm_accumulate`] reading its bases from two bindings (`shaders/kernels/
+/// msm_bases_split.wgsl`): one MSM over two parts of the bases. Only its
+/// `msm_bucket_accumulate` is used.
+pub fn msm_accumulate_split(c: Group) -> Composed {
+    Composed {
+        name: format!("msm_accumulate/{}/split", c.id()),
+        parts: vm_parts(
+            c,
+            vec![
+                fragment!("kernels/msm_bases_split.wgsl"),
+                fragment!("kernels/msm_accumulate.wgsl"),
+            ],
+        ),
         entry_points: MSM_ACCUMULATE_ENTRY_POINTS,
     }
 }
@@ -518,6 +541,7 @@ pub fn all() -> Vec<Composed> {
     v.push(msm_buckets());
     v.extend(NTT_FIELDS.iter().map(|&f| msm_scalars(f)));
     v.extend(Group::ALL.iter().map(|&c| msm_accumulate(c)));
+    v.extend(Group::ALL.iter().map(|&c| msm_accumulate_split(c)));
     v.extend(NTT_FIELDS.iter().map(|&f| ntt(f)));
     v.extend(NTT_FIELDS.iter().map(|&f| ntt_elementwise(f)));
     v

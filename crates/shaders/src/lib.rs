@@ -21,7 +21,8 @@ pub use compose::{
     CURVE_VM_ENTRY_POINTS, Composed, FIELD_FUNCTIONS, FIELD_OPS_ENTRY_POINTS, FieldModule,
     MSM_ACCUMULATE_ENTRY_POINTS, MSM_BUCKETS_ENTRY_POINTS, MSM_SCALARS_ENTRY_POINTS,
     NTT_ELEMENTWISE_ENTRY_POINTS, NTT_ENTRY_POINTS, NTT_FIELDS, Part, all, curve_vm, field_library,
-    field_ops, field_shim, msm_accumulate, msm_buckets, msm_scalars, ntt, ntt_elementwise,
+    field_ops, field_shim, msm_accumulate, msm_accumulate_split, msm_buckets, msm_scalars, ntt,
+    ntt_elementwise,
 };
 pub use group::Group;
 
