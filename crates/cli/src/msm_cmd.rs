@@ -79,7 +79,8 @@ pub struct MsmArgs {
     sets: usize,
     /// Fold the windows: store this many window multiples of every base
     /// (`GpuMsm::prepare_sets_folded`), so fewer bucket windows are reduced; 0 picks the most
-    /// that fit in one part (`GpuMsm::folds_in_one_part`); 1 stores the bases only.
+    /// with which the MSM still runs as one (`GpuMsm::folds_in_one_msm`: one part, or two
+    /// where the device runs two parts as one MSM); 1 stores the bases only.
     #[arg(long, default_value_t = 1)]
     folds: u32,
     /// Untimed MSMs for at least this long before the timed runs, so that they run at the
@@ -114,7 +115,7 @@ fn prepare_folded<C: GpuCurve>(
 ) -> Result<zkgpu_msm::PreparedBases<C>, zkgpu_msm::MsmError> {
     let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
     let folds = match args.folds {
-        0 => msm.folds_in_one_part(len, sets.len()),
+        0 => msm.folds_in_one_msm(len, sets.len()),
         f => f,
     };
     msm.prepare_sets_folded(

@@ -216,6 +216,36 @@ impl<C: GpuCurve> GpuMsm<C> {
         folds_in_one_part_for::<C>(len, sets, self.ctx.max_binding_bytes())
     }
 
+    /// The most levels for which one set of `len` points, with the default window width,
+    /// still runs as one MSM: in one part, or in two where this device runs two parts as one
+    /// MSM (docs/msm.md "Limits"; their bases then take up to two bindings' memory). Several
+    /// sets: [`GpuMsm::folds_in_one_part`].
+    pub fn folds_in_one_msm(&self, len: usize, sets: usize) -> u32 {
+        let one = self.folds_in_one_part(len, sets);
+        if sets != 1 || !self.splits_parts() || self.max_part.is_some() {
+            return one;
+        }
+        let max_binding = self.ctx.max_binding_bytes();
+        let fits = |f: u32| {
+            default_fold_layout::<C>(len, f, 1, max_binding).is_ok_and(|fold| {
+                2 * part_len_for::<C>(max_binding, 1, fold) >= len
+                    && Shape::new::<C>(len, (1, 1), fold, MsmConfig::default(), max_binding)
+                        .is_ok_and(|s| s.largest_buffer::<C>() <= max_binding)
+            })
+        };
+        let levels = |c: u32| window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
+        let wide = default_folded_window_bits::<C>(len, MAX_FOLDS, 1, max_binding);
+        let two = if fits(levels(wide)) {
+            levels(wide)
+        } else {
+            (1..=levels(default_window_bits(len)))
+                .rev()
+                .find(|&f| fits(f))
+                .unwrap_or(1)
+        };
+        one.max(two)
+    }
+
     /// Encodes and uploads base sets, each followed by `fold`'s zeroed levels (filled on the
     /// GPU by the caller).
     pub(crate) fn upload_sets(

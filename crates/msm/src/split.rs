@@ -35,12 +35,7 @@ impl<C: GpuCurve> GpuMsm<C> {
         };
         let forced = cfg!(not(target_arch = "wasm32"))
             && std::env::var("ZKGPU_MSM_PART_BY_PART").is_ok_and(|v| v == "1");
-        if forced
-            || bases.sets != 1
-            || lo.start != 0
-            || n <= hi.start
-            || self.ctx.limits().max_storage_buffers_per_shader_stage < SPLIT_STORAGE_BINDINGS
-        {
+        if forced || bases.sets != 1 || lo.start != 0 || n <= hi.start || !self.splits_parts() {
             return None;
         }
         let folds = bases.fold.map_or(1, |f| f.folds as usize);
@@ -63,6 +58,11 @@ impl<C: GpuCurve> GpuMsm<C> {
             hi_base,
             u32::try_from(hi.len).ok()?,
         ))
+    }
+
+    /// Whether this device can bind the split accumulation's storage buffers.
+    pub(crate) fn splits_parts(&self) -> bool {
+        self.ctx.limits().max_storage_buffers_per_shader_stage >= SPLIT_STORAGE_BINDINGS
     }
 
     /// `msm_bucket_accumulate` of the split module, built on first use.

@@ -443,6 +443,28 @@ where
     }
 }
 
+/// `folds_in_one_msm`: more levels than one part holds where two parts run as one MSM
+/// (2^20 BLS12-381 G1 points under lavapipe's 128 MiB bindings: two levels need two parts),
+/// the one-part answer for several sets or where parts are capped.
+#[test]
+fn folds_in_one_msm_span_two_parts() {
+    let msm = GpuMsm::<Bls12_381G1>::new(ctx()).unwrap();
+    let n = 1 << 20;
+    let (one, two) = (msm.folds_in_one_part(n, 1), msm.folds_in_one_msm(n, 1));
+    if ctx().limits().max_storage_buffers_per_shader_stage >= 9
+        && ctx().max_binding_bytes() <= 1 << 27
+    {
+        assert!(two > one, "{two} levels in one MSM, {one} in one part");
+    }
+    assert!(two >= one);
+    assert_eq!(msm.folds_in_one_msm(n, 3), msm.folds_in_one_part(n, 3));
+    let capped = GpuMsm::<Bls12_381G1>::new(ctx()).unwrap().with_max_part(16);
+    assert_eq!(
+        capped.folds_in_one_msm(40, 1),
+        capped.folds_in_one_part(40, 1)
+    );
+}
+
 /// Base sets sharing scalars (`prepare_sets`, one request): three sets of different lengths
 /// (one holding the identity, duplicates and a point's negation), scalars longer and shorter
 /// than the sets, each set's sum against arkworks' `msm_unchecked`; the same across parts of
