@@ -141,8 +141,8 @@ const BLOCK: u32 = 4u * 8u;
     #[test]
     fn engines_see_the_kernels_layouts() {
         use contract::{msm_accumulate, msm_buckets, ntt};
-        assert_eq!(std::mem::size_of::<msm_buckets::BucketParams>(), 96);
-        assert_eq!(std::mem::offset_of!(msm_buckets::BucketParams, modulus), 64);
+        assert_eq!(std::mem::size_of::<msm_buckets::BucketParams>(), 112);
+        assert_eq!(std::mem::offset_of!(msm_buckets::BucketParams, modulus), 80);
         assert_eq!(msm_buckets::SCALARS, 0);
         assert_eq!(msm_accumulate::VM_CODE, 0);
         assert_eq!(msm_buckets::SCAN_BLOCK, 2048);
