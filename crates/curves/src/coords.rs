@@ -157,4 +157,35 @@ impl<F: Field> TeExtended<F> {
     pub fn coords(&self) -> [F; 4] {
         [self.x, self.y, self.t, self.z]
     }
+
+    /// From four registers in that order.
+    pub fn from_regs(r: &[F]) -> Self {
+        Self {
+            x: r[0],
+            y: r[1],
+            t: r[2],
+            z: r[3],
+        }
+    }
+
+    /// The affine point `(x, y)`.
+    pub fn from_affine(x: F, y: F) -> Self {
+        Self {
+            x,
+            y,
+            t: x * y,
+            z: F::ONE,
+        }
+    }
+
+    /// The identity `(0, 1, 0, 1)`.
+    pub fn identity() -> Self {
+        Self::from_affine(F::ZERO, F::ONE)
+    }
+
+    /// The mark an exception of a non-complete form leaves (`X = Y = 0`; every coordinate
+    /// zero here): crates/curves/src/te_map.rs.
+    pub fn mark() -> Self {
+        Self::from_regs(&[F::ZERO; 4])
+    }
 }

@@ -413,13 +413,7 @@ impl GpuCurve for EdOnBls12_377 {
         out.extend(TeExtended::from_ark(p).coords());
     }
     fn from_acc_regs(r: &[Self::Base]) -> Self::Projective {
-        TeExtended {
-            x: r[0],
-            y: r[1],
-            t: r[2],
-            z: r[3],
-        }
-        .into_ark()
+        TeExtended::from_regs(r).into_ark()
     }
 }
 
@@ -458,7 +452,7 @@ impl GpuCurve for Bls12_377G1 {
         // The exceptional mark has no point: the MSM checks for it first
         // (`acc_regs_exceptional`); here it reads as the identity.
         TeMap::get()
-            .from_extended(&te_coords(r))
+            .from_extended(&TeExtended::from_regs(r))
             .unwrap_or_default()
     }
     fn sum_acc_regs(r: &[Self::Base]) -> Self::Projective {
@@ -471,27 +465,8 @@ impl GpuCurve for Bls12_377G1 {
         let two_d = m.d.double();
         let sum = r
             .chunks_exact(4)
-            .map(te_coords)
-            .fold(identity_te(), |acc, p| te_add(&acc, &p, two_d));
+            .map(TeExtended::from_regs)
+            .fold(TeExtended::identity(), |acc, p| te_add(&acc, &p, two_d));
         m.from_extended(&sum)
-    }
-}
-
-fn te_coords<F: Copy>(r: &[F]) -> TeExtended<F> {
-    TeExtended {
-        x: r[0],
-        y: r[1],
-        t: r[2],
-        z: r[3],
-    }
-}
-
-fn identity_te() -> TeExtended<ark_bls12_377::Fq> {
-    use ark_ff::{One, Zero};
-    TeExtended {
-        x: ark_bls12_377::Fq::zero(),
-        y: ark_bls12_377::Fq::one(),
-        t: ark_bls12_377::Fq::zero(),
-        z: ark_bls12_377::Fq::one(),
     }
 }

@@ -138,18 +138,8 @@ impl TeMap {
     /// The extended coordinates of `p`'s image (`(0, 0, 0, 0)` where it lies at infinity).
     pub fn to_extended(&self, p: &G1Projective) -> TeExtended<Fq> {
         match self.to_edwards(&p.into_affine()) {
-            Some((x, y)) => TeExtended {
-                x,
-                y,
-                t: x * y,
-                z: Fq::ONE,
-            },
-            None => TeExtended {
-                x: Fq::ZERO,
-                y: Fq::ZERO,
-                t: Fq::ZERO,
-                z: Fq::ZERO,
-            },
+            Some((x, y)) => TeExtended::from_affine(x, y),
+            None => TeExtended::mark(),
         }
     }
 
@@ -186,12 +176,7 @@ pub fn te_add(p: &TeExtended<Fq>, q: &TeExtended<Fq>, two_d: Fq) -> TeExtended<F
     let (e, f, g, h) = (b - a, d - c, d + c, b + a);
     let z = f * g;
     if z.is_zero() {
-        return TeExtended {
-            x: Fq::ZERO,
-            y: Fq::ZERO,
-            t: Fq::ZERO,
-            z: Fq::ZERO,
-        };
+        return TeExtended::mark();
     }
     TeExtended {
         x: e * f,
@@ -217,12 +202,7 @@ mod tests {
             let (x, y) = m.to_edwards(&p).unwrap();
             let (x2, y2) = (x.square(), y.square());
             assert_eq!(-x2 + y2, Fq::ONE + m.d * x2 * y2, "on the a = -1 curve");
-            let e = TeExtended {
-                x,
-                y,
-                t: x * y,
-                z: Fq::ONE,
-            };
+            let e = TeExtended::from_affine(x, y);
             assert_eq!(m.from_extended(&e).unwrap(), p.into_group());
         }
         // d is a square: the model is not complete (docs above).

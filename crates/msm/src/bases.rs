@@ -225,25 +225,7 @@ impl<C: GpuCurve> GpuMsm<C> {
         if sets != 1 || !self.splits_parts() || self.max_part.is_some() {
             return one;
         }
-        let max_binding = self.ctx.max_binding_bytes();
-        let fits = |f: u32| {
-            default_fold_layout::<C>(len, f, 1, max_binding).is_ok_and(|fold| {
-                2 * part_len_for::<C>(max_binding, 1, fold) >= len
-                    && Shape::new::<C>(len, (1, 1), fold, MsmConfig::default(), max_binding)
-                        .is_ok_and(|s| s.largest_buffer::<C>() <= max_binding)
-            })
-        };
-        let levels = |c: u32| window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
-        let wide = default_folded_window_bits::<C>(len, MAX_FOLDS, 1, max_binding);
-        let two = if fits(levels(wide)) {
-            levels(wide)
-        } else {
-            (1..=levels(default_window_bits(len)))
-                .rev()
-                .find(|&f| fits(f))
-                .unwrap_or(1)
-        };
-        one.max(two)
+        one.max(most_folds_in::<C>(len, 1, 2, self.ctx.max_binding_bytes()))
     }
 
     /// Encodes and uploads base sets, each followed by `fold`'s zeroed levels (filled on the
@@ -393,9 +375,20 @@ pub(crate) fn part_len_for<C: GpuCurve>(
 
 /// [`GpuMsm::folds_in_one_part`] for a storage binding of `max_binding` bytes.
 pub(crate) fn folds_in_one_part_for<C: GpuCurve>(len: usize, sets: usize, max_binding: u64) -> u32 {
+    most_folds_in::<C>(len, sets, 1, max_binding)
+}
+
+/// The most levels for which `sets` sets of `len` bases, with the default width, fit in
+/// `parts` parts (for two, one set whose whole-MSM working buffers also fit a binding:
+/// [`GpuMsm::folds_in_one_msm`]).
+fn most_folds_in<C: GpuCurve>(len: usize, sets: usize, parts: usize, max_binding: u64) -> u32 {
     let fits = |f: u32| {
-        default_fold_layout::<C>(len, f, sets, max_binding)
-            .is_ok_and(|fold| part_len_for::<C>(max_binding, sets, fold) >= len)
+        default_fold_layout::<C>(len, f, sets, max_binding).is_ok_and(|fold| {
+            parts * part_len_for::<C>(max_binding, sets, fold) >= len
+                && (parts == 1
+                    || Shape::new::<C>(len, (1, 1), fold, MsmConfig::default(), max_binding)
+                        .is_ok_and(|s| s.largest_buffer::<C>() <= max_binding))
+        })
     };
     let levels = |c: u32| window_count(C::Scalar::MODULUS_BIT_SIZE, c).min(MAX_FOLDS);
     // Every window of the wide default width folded, if that fits; else the most levels

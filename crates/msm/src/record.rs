@@ -383,7 +383,8 @@ fn sum_groups(
         (acc::PARTIALS, &s.partials),
         (acc::CHUNK_ORDER, &s.chunk_order),
     ];
-    if let (Some(hi), Some(_)) = (bases.1, &p.acc_split) {
+    // A second part binds only to the split pipeline's layout (the engine sets both).
+    if let Some(hi) = bases.1 {
         acc_bindings.push((acc::BASES_HI, hi));
     }
     let accumulate = ctx.bind_group(p.accumulate(), &acc_bindings);
