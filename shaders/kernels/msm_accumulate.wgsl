@@ -1,7 +1,8 @@
 // MSM bucket accumulation on the curve VM (docs/msm.md): one invocation per bucket of every
 // window, summing the bucket's points (CSR runs of `entries` from msm_buckets.wgsl) into an
 // accumulator with the group's `madd` program (a negative digit negates the point first).
-// Composed after curve_vm_core.wgsl and msm_bases.wgsl or msm_bases_split.wgsl (load_base). Loops count up to the bucket's size or to uniforms.
+// Composed after curve_vm_core.wgsl and msm_bases.wgsl or msm_bases_split.wgsl (load_point and
+// load_point_regs). Loops count up to the bucket's size or to uniforms.
 
 struct AccumulateParams {
     // Chunk capacity per window: accumulation invocations per window.
@@ -34,7 +35,7 @@ struct AccumulateParams {
     group: u32,
     level_mode: u32,
     // Words of `bases` before the second part's (`bases_hi`) points start, in an MSM over two
-    // parts (msm_bases_split.wgsl's load_base); unused otherwise.
+    // parts (msm_bases_split.wgsl's load_point); unused otherwise.
     split_words: u32,
     _pad1: u32,
     _pad2: u32,
@@ -46,11 +47,10 @@ override WORKGROUP_SIZE: u32;
 
 @group(0) @binding(1) var<storage, read> bases: array<u32>;
 // The second part's bases in an MSM over two parts, read only by msm_bases_split.wgsl's
-// load_base (in the modules without it no entry point uses it, so no layout holds it).
+// load_point (in the modules without it no entry point uses it, so no layout holds it).
 @group(0) @binding(16) var<storage, read> bases_hi: array<u32>;
 @group(0) @binding(2) var<storage, read> entries: array<u32>;
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
-@group(0) @binding(4) var<storage, read> sizes: array<u32>;
 @group(0) @binding(5) var<storage, read_write> bucket_sums: array<u32>;
 @group(0) @binding(6) var<uniform> ap: AccumulateParams;
 // Chunk offsets (window w's chunks start at w * cap) and counts per bucket, and the chunks'
@@ -58,20 +58,12 @@ override WORKGROUP_SIZE: u32;
 @group(0) @binding(9) var<storage, read> chunk_offsets: array<u32>;
 @group(0) @binding(10) var<storage, read> chunk_counts: array<u32>;
 @group(0) @binding(11) var<storage, read_write> partials: array<u32>;
-// Chunks in accumulation order: (bucket slot + 1, chunk index) pairs, (0, 0) past the last.
+// Chunks in accumulation order: (bucket slot + 1, chunk index, entries) triples, (0, 0, 0)
+// past the last.
 @group(0) @binding(12) var<storage, read> chunk_order: array<u32>;
 // Buckets of zero or several chunks (msm_chunk_counts): [0] how many, [1] the most chunks of
 // a bucket, [3..] their slots.
 @group(0) @binding(15) var<storage, read> combine_list: array<u32>;
-
-// The affine point `point` of the bases, all its registers.
-fn load_point(point: u32) -> array<PackedFe, AFFINE_REGS> {
-    var p: array<PackedFe, AFFINE_REGS>;
-    for (var r = 0u; r < AFFINE_REGS; r++) {
-        p[r] = load_base((point * AFFINE_REGS + r) * FE_PACKED);
-    }
-    return p;
-}
 
 // Chunk sums, bucket sums and the reduction's outputs are stored packed too (FE_PACKED words
 // a register, as the registers hold them): 2.5x less memory and traffic than 13-bit limbs for
@@ -108,16 +100,17 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (j >= ap.windows * ap.cap) {
         return;
     }
-    let tagged = chunk_order[2u * j];
+    let tagged = chunk_order[3u * j];
     if (tagged == 0u) {
         return;
     }
     let slot = tagged - 1u;
-    let ci = chunk_order[2u * j + 1u];
+    let ci = chunk_order[3u * j + 1u];
     let pos = chunk_offsets[slot] + ci;
     vm_consts = ap.consts;
     let first = offsets[slot] + ci * ap.chunk;
-    let size = min(ap.chunk, sizes[slot] - ci * ap.chunk);
+    // At most ap.chunk (msm_chunk_order writes the full chunks' ap.chunk and the last's rest).
+    let size = min(ap.chunk, chunk_order[3u * j + 2u]);
     // Step 0 sets the identity; step k > 0 adds entry k - 1. One vm_run call site: each call
     // site inlines the interpreter and its multiplication (compile time). With
     // PREFETCH_POINT (a per-group constant, crates/shaders/src/group.rs) each step's point is
@@ -137,15 +130,15 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
                 if (k < size) {
                     next_entry = entries[first + k];
                 }
+                for (var r = 0u; r < AFFINE_REGS; r++) {
+                    regs[ap.acc_regs + r] = next[r];
+                }
+                if (k < size) {
+                    next = load_point(next_entry & 0x7fffffffu);
+                }
             } else {
                 entry = entries[first + k - 1u];
-                next = load_point(entry & 0x7fffffffu);
-            }
-            for (var r = 0u; r < AFFINE_REGS; r++) {
-                regs[ap.acc_regs + r] = next[r];
-            }
-            if (PREFETCH_POINT && k < size) {
-                next = load_point(next_entry & 0x7fffffffu);
+                load_point_regs(entry & 0x7fffffffu, ap.acc_regs);
             }
             // A negative digit adds the negated point. Negating here (not by entering the
             // program at a different instruction) keeps every lane of a warp on the same VM
@@ -214,12 +207,12 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (j >= ap.windows * ap.cap) {
             return;
         }
-        let tagged = chunk_order[2u * j];
+        let tagged = chunk_order[3u * j];
         if (tagged == 0u) {
             return;
         }
         slot = tagged - 1u;
-        let ci = chunk_order[2u * j + 1u];
+        let ci = chunk_order[3u * j + 1u];
         if (ci % (stride * ap.group) != 0u) {
             return;
         }

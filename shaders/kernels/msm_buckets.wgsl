@@ -14,8 +14,8 @@
 //                is not their one chunk's, and the most chunks of a bucket;
 //   msm_combine_args  one invocation: the indirect dispatch sizes of the chunk sums from
 //                that list and that maximum (tree levels no bucket needs get no workgroups);
-//   msm_chunk_order   one invocation per bucket: lists its chunks as (bucket + 1, chunk index)
-//                pairs sorted by size, largest first (a counting sort over the histogram's
+//   msm_chunk_order   one invocation per bucket: lists its chunks as (bucket + 1, chunk index,
+//                entries) triples sorted by size, largest first (a counting sort over the histogram's
 //                prefix sums), so that the lanes of a warp accumulate chunks of about equal
 //                length.
 // A counting sort: buckets end up as contiguous runs of `entries` (CSR), in no fixed order
@@ -329,8 +329,9 @@ fn msm_combine_args() {
 
 // Binding 2 holds the bucket sizes, binding 3 the histogram's exclusive prefix sums (the
 // first position of each bin), binding 6 zeroed bin cursors, binding 4 the output: chunk
-// positions as (slot + 1, chunk index) pairs; unused positions stay (0, 0). A bucket's full
-// chunks come first, in one block of the largest bin.
+// positions as (slot + 1, chunk index, entries) triples, so that the accumulation needs no
+// binding of the bucket sizes; unused positions stay (0, 0, 0). A bucket's full chunks come
+// first, in one block of the largest bin.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_chunk_order(@builtin(global_invocation_id) gid: vec3<u32>) {
     let slot = gid.x + gid.y * bp.row_stride;
@@ -344,14 +345,16 @@ fn msm_chunk_order(@builtin(global_invocation_id) gid: vec3<u32>) {
         let key = chunk_key(bp.chunk);
         let first = offsets[key] + atomicAdd(&chunk_bins[key], full);
         for (var q = 0u; q < full; q++) {
-            entries[2u * (first + q)] = slot + 1u;
-            entries[2u * (first + q) + 1u] = q;
+            entries[3u * (first + q)] = slot + 1u;
+            entries[3u * (first + q) + 1u] = q;
+            entries[3u * (first + q) + 2u] = bp.chunk;
         }
     }
     if (rest != 0u) {
         let key = chunk_key(rest);
         let at = offsets[key] + atomicAdd(&chunk_bins[key], 1u);
-        entries[2u * at] = slot + 1u;
-        entries[2u * at + 1u] = full;
+        entries[3u * at] = slot + 1u;
+        entries[3u * at + 1u] = full;
+        entries[3u * at + 2u] = rest;
     }
 }

@@ -93,6 +93,21 @@ pub struct MsmArgs {
     /// a sample, and time it against the first device alone in the same run.
     #[arg(long)]
     devices: Option<zkgpu_runtime::DeviceChoice>,
+    /// Store the bases in parts of at most this many points (`GpuMsm::with_max_part`), below
+    /// what a binding holds: runs the two-part paths (one MSM over two parts where the device
+    /// binds eight storage buffers to a kernel, as WebGPU guarantees) at small sizes, to time
+    /// them or their pipelines.
+    #[arg(long)]
+    max_part: Option<usize>,
+}
+
+/// The engine the flags ask for.
+fn engine<C: GpuCurve>(ctx: &GpuContext, args: &MsmArgs) -> Result<GpuMsm<C>, BoxError> {
+    let msm = GpuMsm::<C>::new(ctx)?;
+    Ok(match args.max_part {
+        Some(points) => msm.with_max_part(points),
+        None => msm,
+    })
 }
 
 /// The MSM configuration the flags ask for.
@@ -283,7 +298,7 @@ where
     if args.sets > 1 {
         return run_sets::<C>(ctx, args, bases, &scalars);
     }
-    let msm = GpuMsm::<C>::new(ctx)?;
+    let msm = engine::<C>(ctx, args)?;
     eprintln!("preparing bases ...");
     let t = Instant::now();
     let prepared = prepare_folded(&msm, &[&bases], args)?;
@@ -419,7 +434,7 @@ where
     for _ in 1..k {
         sets.push(distinct_bases::<C>(n, &mut rng));
     }
-    let msm = GpuMsm::<C>::new(ctx)?;
+    let msm = engine::<C>(ctx, args)?;
     let refs: Vec<&[C::Affine]> = sets.iter().map(|s| s.as_slice()).collect();
     let t = Instant::now();
     let together = prepare_folded(&msm, &refs, args)?;

@@ -377,7 +377,6 @@ fn sum_groups(
         (acc::BASES, bases.0),
         (acc::ENTRIES, &s.entries),
         (acc::OFFSETS, &s.offsets),
-        (acc::SIZES, &s.cursors),
         (acc::AP, &s.aparams),
         (acc::CHUNK_OFFSETS, &s.chunk_offsets),
         (acc::PARTIALS, &s.partials),

@@ -117,7 +117,7 @@ impl Shape {
             entries: u64::from(self.windows) * n * u64::from(self.load) * 4,
             sums: u64::from(self.slots) * point,
             block_sums: u64::from(self.windows) * u64::from(scan_blocks(self.buckets)) * 4,
-            chunk_order: chunk_slots * 8,
+            chunk_order: chunk_slots * 12,
             partials: chunk_slots * point,
             seg_out: self.seg_out_bytes::<C>(),
             combine_list: (3 + u64::from(self.slots)) * 4,

@@ -13,15 +13,15 @@ use crate::params::OVERRIDES;
 use crate::shape::Shape;
 use crate::{GpuMsm, MsmConfig, Result};
 
-/// Storage bindings the split accumulation uses: the one-part kernel's eight and
-/// `bases_hi`.
-const SPLIT_STORAGE_BINDINGS: u32 = 9;
+/// Storage bindings the split accumulation uses: the one-part kernel's seven and
+/// `bases_hi`, within WebGPU's default of eight.
+const SPLIT_STORAGE_BINDINGS: u32 = 8;
 
 impl<C: GpuCurve> GpuMsm<C> {
     /// The split of an MSM over `n` scalars of `bases` as one MSM over two parts (the first
     /// scalar of the second part, its first point, its points per fold level), or `None`
     /// where it runs part by part: more or fewer than two parts in use, several base sets,
-    /// a device that binds fewer storage buffers to a kernel (WebGPU's default is 8), a
+    /// a device that binds fewer storage buffers to a kernel than WebGPU's default 8, a
     /// whole-MSM shape whose working buffers do not fit a binding, or
     /// `ZKGPU_MSM_PART_BY_PART=1` (a developer's switch, to compare the two in one run).
     pub(crate) fn split_plan(

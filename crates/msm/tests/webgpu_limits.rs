@@ -65,3 +65,35 @@ fn msm_past_one_binding_under_webgpu_default_limits() {
     assert_eq!(got, want);
     assert!(!got.is_zero());
 }
+
+/// Two parts of one set's bases as one MSM under the same limits: the split accumulation
+/// binds eight storage buffers (the one-part kernel's seven and the second part's), so a
+/// browser runs it too (docs/msm.md "Limits"); scalars ending in either part.
+#[test]
+fn two_parts_as_one_msm_under_webgpu_default_limits() {
+    let ctx = GpuContext::new_blocking(ContextOptions::webgpu_default_from_env().unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let msm = GpuMsm::<C>::new(&ctx).unwrap().with_max_part(24);
+    let mut rng = StdRng::seed_from_u64(0x5b17);
+    let n = 41;
+    let bases: Vec<_> = (0..n)
+        .map(|_| <C as GpuCurve>::Projective::rand(&mut rng).into_affine())
+        .collect();
+    let scalars: Vec<<C as GpuCurve>::Scalar> = (0..n)
+        .map(|_| <C as GpuCurve>::Scalar::rand(&mut rng))
+        .collect();
+    let prepared = msm.prepare(&bases).unwrap();
+    assert_eq!(prepared.parts(), 2);
+    for m in [n, 30, 10] {
+        let out = msm
+            .run(MsmRequest::new(&prepared, &scalars[..m]))
+            .block_on()
+            .unwrap();
+        // Scalars reaching the second part run as one MSM; the first part's alone, as one.
+        assert_eq!(out.timings.runs, 1, "{m} scalars");
+        let want =
+            <<C as GpuCurve>::Projective as VariableBaseMSM>::msm(&bases[..m], &scalars[..m])
+                .unwrap();
+        assert_eq!(out.sum().unwrap(), want, "{m} scalars");
+    }
+}
