@@ -400,7 +400,7 @@ where
     );
 }
 
-/// Bases in exactly two parts run as one MSM where the device binds a ninth storage buffer
+/// Bases in exactly two parts run as one MSM where the device binds eight storage buffers
 /// (the split accumulation reads both parts; docs/msm.md "Limits"): plain and folded, edge
 /// bases and mixed scalars, scalars ending in the second part, at the boundary and in the
 /// first, against arkworks; `MsmTimings::runs` says which way each ran.
