@@ -1,5 +1,6 @@
-//! `arith field`: Montgomery multiplication throughput of every field on the GPU,
-//! checked against arkworks and compared with arkworks on all CPU cores, in the same run.
+//! `arith field`: Montgomery multiplication throughput of every field on the GPU in every
+//! field arithmetic the device runs, checked against arkworks and compared with the portable
+//! arithmetic and with arkworks on all CPU cores, in the same run.
 
 use std::time::Instant;
 
@@ -7,17 +8,13 @@ use ark_ff::{Field, UniformRand};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
-use zkgpu_kernels::field::{FieldKernels, FieldOp};
-use zkgpu_limbs::{LimbEncode, decode_slice, encode_slice};
-use zkgpu_runtime::{Checks, GpuContext};
+use zkgpu_kernels::chain::PackedChain;
+use zkgpu_kernels::field::{ChainBench, FieldKernels, FieldOp};
+use zkgpu_limbs::{LimbEncode, decode_slice, encode_slice, pack_limb_slice, unpack_limb_slice};
+use zkgpu_runtime::{Arith, Checks, GpuContext};
 use zkgpu_shaders::FieldModule;
 
 use crate::ChecksArg;
-
-/// The measured ceiling of BLS12-381 Fq multiplications on the H100 (docs/gpu.md).
-pub const H100_FQ_CEILING: f64 = 8.87e9;
-/// The measured u32 multiply-add peak of the H100.
-pub const H100_MULADD_PEAK: f64 = 16.45e12;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum FieldArg {
@@ -49,6 +46,10 @@ pub struct FieldArgs {
     /// Fields to run (repeatable); all ten by default.
     #[arg(long, value_enum)]
     field: Vec<FieldArg>,
+    /// Arithmetics to run (repeatable: portable, int64, f64); every one the device runs
+    /// correctly by default.
+    #[arg(long, value_parser = parse_arith)]
+    arith: Vec<Arith>,
     /// log2 of the number of elements, one invocation each [default: 20 on a GPU, 12 on a
     /// software adapter].
     #[arg(long)]
@@ -59,20 +60,29 @@ pub struct FieldArgs {
     /// Timed runs after one warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
-    /// Shader runtime checks.
-    #[arg(long, value_enum, default_value = "both")]
+    /// Shader runtime checks of the 13-bit-limb chains (the packed chains run without loop
+    /// bounding).
+    #[arg(long, value_enum, default_value = "trusted")]
     checks: ChecksArg,
 }
 
+fn parse_arith(name: &str) -> Result<Arith, String> {
+    Arith::from_name(name)
+        .ok_or_else(|| format!("unknown arithmetic {name:?}; portable, int64 or f64"))
+}
+
+/// One measured chain.
 struct Row {
     field: &'static str,
-    limbs: u32,
+    arith: Arith,
+    /// `limbs` (13-bit limbs in and out of every multiplication) or `packed` (the curve VM's
+    /// registers).
+    form: &'static str,
     checks: Checks,
     pipeline_s: f64,
     gpu_s: f64,
     gpu_rate: f64,
     cpu_rate: f64,
-    u32_muls_per_op: usize,
 }
 
 fn module_of(f: FieldArg) -> FieldModule {
@@ -90,64 +100,83 @@ fn module_of(f: FieldArg) -> FieldModule {
     }
 }
 
-/// u32 multiplications in one generated multiplication of `m` (3 base ones for Fq2).
-fn u32_muls(m: FieldModule) -> usize {
-    use zkgpu_limbs::KnownField as K;
-    let base = |k: K| {
-        k.emulator()
-            .program("mul")
-            .map_or(0, zkgpu_limbs::Program::count_muls)
-    };
-    match m {
-        FieldModule::Bls12_381Fq => base(K::Bls12_381Fq),
-        FieldModule::Bls12_381Fr => base(K::Bls12_381Fr),
-        FieldModule::Bls12_377Fq => base(K::Bls12_377Fq),
-        FieldModule::Bls12_377Fr => base(K::Bls12_377Fr),
-        FieldModule::Bls12_381Fq2 => 3 * base(K::Bls12_381Fq),
-        FieldModule::Bls12_377Fq2 => 3 * base(K::Bls12_377Fq),
-        FieldModule::Bn254Fq => base(K::Bn254Fq),
-        FieldModule::Bn254Fr => base(K::Bn254Fr),
-        FieldModule::Bn254Fq2 => 3 * base(K::Bn254Fq),
-        FieldModule::EdOnBls12_377Fr => base(K::EdOnBls12_377Fr),
-    }
+/// The inputs of one field's chains and arkworks' answers.
+struct Inputs<F> {
+    a: Vec<F>,
+    b: Vec<F>,
+    ea: Vec<u32>,
+    eb: Vec<u32>,
 }
 
-/// Runs the GPU chain for field `F`, checks a sample against arkworks, and times arkworks.
+/// Whether the first `got` elements are `a b^reps`.
+fn check<F: Field>(what: &str, got: &[F], x: &Inputs<F>, reps: u32) -> Result<(), String> {
+    for (i, g) in got.iter().enumerate() {
+        if *g != x.a[i] * x.b[i].pow([u64::from(reps)]) {
+            return Err(format!("{what}: GPU result {i} differs from arkworks"));
+        }
+    }
+    Ok(())
+}
+
+/// The 13-bit-limb chain of `module` in `arith`: checked on a sample, then timed.
+fn limbs_rows<F: Field + LimbEncode>(
+    ctx: &GpuContext,
+    module: FieldModule,
+    arith: Arith,
+    x: &Inputs<F>,
+    (reps, runs): (u32, usize),
+    checks: &[Checks],
+) -> Result<Vec<(Checks, ChainBench)>, Box<dyn std::error::Error>> {
+    let k = FieldKernels::with_arith(ctx, module, arith)?;
+    let sample = (x.ea.len() / F::WORDS).min(256) * F::WORDS;
+    let mut out = Vec::new();
+    for &c in checks {
+        let got = pollster::block_on(k.run(
+            FieldOp::MulChain { reps },
+            &x.ea[..sample],
+            &x.eb[..sample],
+            c,
+        ))?;
+        check(module.id(), &decode_slice::<F>(&got)?, x, reps)?;
+        out.push((
+            c,
+            pollster::block_on(k.bench_mul_chain(&x.ea, &x.eb, reps, runs, c))?,
+        ));
+    }
+    Ok(out)
+}
+
+/// The packed chain (how the curve VM multiplies) of the prime field `module` in `arith`.
+fn packed_row<F: Field + LimbEncode>(
+    ctx: &GpuContext,
+    module: FieldModule,
+    arith: Arith,
+    x: &Inputs<F>,
+    (reps, runs): (u32, usize),
+) -> Result<ChainBench, Box<dyn std::error::Error>> {
+    let chain = PackedChain::new(ctx, module, arith)?;
+    let (n, w) = (module.words() as usize, module.packed_words() as usize);
+    let (pa, pb) = (pack_limb_slice(&x.ea, n, w), pack_limb_slice(&x.eb, n, w));
+    let sample = (pa.len() / w).min(256) * w;
+    let got = pollster::block_on(chain.run(&pa[..sample], &pb[..sample], reps))?;
+    let got = decode_slice::<F>(&unpack_limb_slice(&got, w, n))?;
+    check(&format!("{} packed", module.id()), &got, x, reps)?;
+    Ok(pollster::block_on(chain.bench(&pa, &pb, reps, runs))?)
+}
+
+/// Every chain of field `F` in every arithmetic of `ariths`, and arkworks' rate.
 fn bench_one<F: Field + LimbEncode + UniformRand>(
     ctx: &GpuContext,
     module: FieldModule,
-    n: usize,
-    reps: u32,
-    runs: usize,
+    ariths: &[Arith],
+    (n, reps, runs): (usize, u32, usize),
     checks: &[Checks],
 ) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut rng = StdRng::seed_from_u64(0x5eed ^ module.words() as u64);
     let a: Vec<F> = (0..n).map(|_| F::rand(&mut rng)).collect();
     let b: Vec<F> = (0..n).map(|_| F::rand(&mut rng)).collect();
     let (ea, eb) = (encode_slice(&a), encode_slice(&b));
-    let k = FieldKernels::new(ctx, module);
-
-    // Correctness first: a sample through the same kernel, against arkworks.
-    let sample = n.min(256);
-    let w = F::WORDS;
-    for &c in checks {
-        let out = k.run(
-            FieldOp::MulChain { reps },
-            &ea[..sample * w],
-            &eb[..sample * w],
-            c,
-        );
-        let got = decode_slice::<F>(&pollster::block_on(out)?)?;
-        for i in 0..sample {
-            if got[i] != a[i] * b[i].pow([u64::from(reps)]) {
-                return Err(format!(
-                    "{}: GPU result {i} differs from arkworks ({c:?})",
-                    module.id()
-                )
-                .into());
-            }
-        }
-    }
+    let x = Inputs { a, b, ea, eb };
 
     // arkworks on every CPU core: the same chains over a slice of the same inputs.
     let cpu_n = n.min(1 << 14);
@@ -155,11 +184,11 @@ fn bench_one<F: Field + LimbEncode + UniformRand>(
     let acc: Vec<F> = (0..cpu_n)
         .into_par_iter()
         .map(|i| {
-            let mut x = a[i];
+            let mut y = x.a[i];
             for _ in 0..reps {
-                x *= b[i];
+                y *= x.b[i];
             }
-            x
+            y
         })
         .collect();
     let cpu_s = start.elapsed().as_secs_f64();
@@ -167,24 +196,34 @@ fn bench_one<F: Field + LimbEncode + UniformRand>(
     let cpu_rate = cpu_n as f64 * f64::from(reps) / cpu_s;
 
     let mut rows = Vec::new();
-    for &c in checks {
-        let r = pollster::block_on(k.bench_mul_chain(&ea, &eb, reps, runs, c))?;
-        rows.push(Row {
-            field: module.id(),
-            limbs: module.words(),
-            checks: c,
-            pipeline_s: r.pipeline_seconds,
-            gpu_s: r.seconds,
-            gpu_rate: r.mults_per_second,
-            cpu_rate,
-            u32_muls_per_op: u32_muls(module),
-        });
-        eprintln!(
-            "  {} {:?}: {:.3e} mul/s",
-            module.id(),
-            c,
-            r.mults_per_second
-        );
+    let row = |arith, form, checks, r: ChainBench| Row {
+        field: module.id(),
+        arith,
+        form,
+        checks,
+        pipeline_s: r.pipeline_seconds,
+        gpu_s: r.seconds,
+        gpu_rate: r.mults_per_second,
+        cpu_rate,
+    };
+    for &arith in ariths {
+        for (c, r) in limbs_rows(ctx, module, arith, &x, (reps, runs), checks)? {
+            eprintln!(
+                "  {} {arith} limbs: {:.3e} mul/s",
+                module.id(),
+                r.mults_per_second
+            );
+            rows.push(row(arith, "limbs", c, r));
+        }
+        if module.is_prime() {
+            let r = packed_row(ctx, module, arith, &x, (reps, runs))?;
+            eprintln!(
+                "  {} {arith} packed: {:.3e} mul/s",
+                module.id(),
+                r.mults_per_second
+            );
+            rows.push(row(arith, "packed", Checks::TrustedLoops, r));
+        }
     }
     Ok(rows)
 }
@@ -212,6 +251,14 @@ pub fn run(args: &FieldArgs) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         args.field.clone()
     };
+    let ariths: Vec<Arith> = if args.arith.is_empty() {
+        Arith::ALL
+            .into_iter()
+            .filter(|&a| ctx.check_arith(a).is_ok())
+            .collect()
+    } else {
+        args.arith.clone()
+    };
     eprintln!(
         "adapter: {} ({:?}, {:?}); {} elements x {} multiplications; arkworks on {} CPU threads",
         ctx.info().name,
@@ -221,59 +268,77 @@ pub fn run(args: &FieldArgs) -> Result<(), Box<dyn std::error::Error>> {
         reps,
         rayon::current_num_threads()
     );
+    for r in ctx.arith_reports() {
+        eprintln!("arithmetic {}: {:?}", r.arith, r.usable);
+    }
     let mut rows = Vec::new();
+    let sizes = (n, reps, args.runs);
     for f in fields {
         let m = module_of(f);
         eprintln!("field {} ...", m.id());
         let r = match f {
             FieldArg::Bls12_381Fq => {
-                bench_one::<ark_bls12_381::Fq>(&ctx, m, n, reps, args.runs, &checks)
+                bench_one::<ark_bls12_381::Fq>(&ctx, m, &ariths, sizes, &checks)
             }
             FieldArg::Bls12_381Fr => {
-                bench_one::<ark_bls12_381::Fr>(&ctx, m, n, reps, args.runs, &checks)
+                bench_one::<ark_bls12_381::Fr>(&ctx, m, &ariths, sizes, &checks)
             }
             FieldArg::Bls12_377Fq => {
-                bench_one::<ark_bls12_377::Fq>(&ctx, m, n, reps, args.runs, &checks)
+                bench_one::<ark_bls12_377::Fq>(&ctx, m, &ariths, sizes, &checks)
             }
             FieldArg::Bls12_377Fr => {
-                bench_one::<ark_bls12_377::Fr>(&ctx, m, n, reps, args.runs, &checks)
+                bench_one::<ark_bls12_377::Fr>(&ctx, m, &ariths, sizes, &checks)
             }
             FieldArg::Bls12_381Fq2 => {
-                bench_one::<ark_bls12_381::Fq2>(&ctx, m, n, reps, args.runs, &checks)
+                bench_one::<ark_bls12_381::Fq2>(&ctx, m, &ariths, sizes, &checks)
             }
             FieldArg::Bls12_377Fq2 => {
-                bench_one::<ark_bls12_377::Fq2>(&ctx, m, n, reps, args.runs, &checks)
+                bench_one::<ark_bls12_377::Fq2>(&ctx, m, &ariths, sizes, &checks)
             }
-            FieldArg::Bn254Fq => bench_one::<ark_bn254::Fq>(&ctx, m, n, reps, args.runs, &checks),
-            FieldArg::Bn254Fr => bench_one::<ark_bn254::Fr>(&ctx, m, n, reps, args.runs, &checks),
-            FieldArg::Bn254Fq2 => bench_one::<ark_bn254::Fq2>(&ctx, m, n, reps, args.runs, &checks),
+            FieldArg::Bn254Fq => bench_one::<ark_bn254::Fq>(&ctx, m, &ariths, sizes, &checks),
+            FieldArg::Bn254Fr => bench_one::<ark_bn254::Fr>(&ctx, m, &ariths, sizes, &checks),
+            FieldArg::Bn254Fq2 => bench_one::<ark_bn254::Fq2>(&ctx, m, &ariths, sizes, &checks),
             FieldArg::EdOnBls12_377Fr => {
-                bench_one::<ark_ed_on_bls12_377::Fr>(&ctx, m, n, reps, args.runs, &checks)
+                bench_one::<ark_ed_on_bls12_377::Fr>(&ctx, m, &ariths, sizes, &checks)
             }
         }?;
         rows.extend(r);
     }
+    print_rows(&ctx, &rows);
+    Ok(())
+}
+
+fn print_rows(ctx: &GpuContext, rows: &[Row]) {
     println!();
     println!("adapter: {} ({:?})", ctx.info().name, ctx.info().backend);
     println!(
-        "{:<14} {:>5} {:>8} {:>10} {:>10} {:>11} {:>9} {:>10} {:>11} {:>8}",
+        "{:<19} {:<8} {:<6} {:>8} {:>9} {:>10} {:>11} {:>10} {:>11} {:>8}",
         "field",
-        "limbs",
+        "arith",
+        "form",
         "checks",
         "pipeline",
         "gpu time",
         "gpu mul/s",
-        "/8.87e9",
-        "u32 ops",
+        "x portable",
         "cpu mul/s",
         "gpu/cpu"
     );
-    for r in &rows {
-        let muladds = r.gpu_rate * r.u32_muls_per_op as f64;
+    for r in rows {
+        let portable = rows
+            .iter()
+            .find(|p| {
+                p.field == r.field
+                    && p.form == r.form
+                    && p.checks == r.checks
+                    && p.arith == Arith::Portable
+            })
+            .map(|p| r.gpu_rate / p.gpu_rate);
         println!(
-            "{:<14} {:>5} {:>8} {:>9.3}s {:>9.3}ms {:>11.3e} {:>9.3} {:>9.1}% {:>11.3e} {:>8.1}",
+            "{:<19} {:<8} {:<6} {:>8} {:>8.3}s {:>8.3}ms {:>11.3e} {:>10} {:>11.3e} {:>8.1}",
             r.field,
-            r.limbs,
+            r.arith.name(),
+            r.form,
             match r.checks {
                 Checks::Default => "default",
                 Checks::TrustedLoops => "trusted",
@@ -281,15 +346,14 @@ pub fn run(args: &FieldArgs) -> Result<(), Box<dyn std::error::Error>> {
             r.pipeline_s,
             r.gpu_s * 1e3,
             r.gpu_rate,
-            r.gpu_rate / H100_FQ_CEILING,
-            100.0 * muladds / H100_MULADD_PEAK,
+            portable.map_or("-".to_owned(), |x| format!("{x:.2}")),
             r.cpu_rate,
             r.gpu_rate / r.cpu_rate
         );
     }
     println!(
-        "/8.87e9: GPU rate over the H100's measured BLS12-381 Fq ceiling; u32 ops: u32 multiplies issued \
-         per second over the H100's 16.45e12 multiply-add peak. All GPU results were checked against arkworks."
+        "limbs: 13-bit limbs in and out of every multiplication; packed: 32-bit words (the curve \
+         VM's registers). x portable: rate over the portable arithmetic's, same field and form, \
+         same run. All GPU results were checked against arkworks."
     );
-    Ok(())
 }

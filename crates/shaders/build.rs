@@ -1,7 +1,9 @@
-//! Validates every shipped WGSL module with naga, using WebGPU's capabilities (none beyond the
-//! core language), so a shader error fails `cargo build` with the file and line it came from;
-//! then writes the Rust side of the shaders' contract (binding numbers by name, uniform
-//! structs) from naga's reflection of the same modules (build/contract.rs).
+//! Validates every shipped WGSL module with naga, using exactly the capabilities its
+//! arithmetic needs (none beyond WebGPU's core language for the portable one; 64-bit integers,
+//! and floats for `f64`), so a shader error fails `cargo build` with the file and line it came
+//! from; then writes the Rust side of the shaders' contract (binding numbers by name, uniform
+//! structs) from naga's reflection of the same modules (build/contract.rs), and the table of
+//! the WGSL files the library embeds (files.rs).
 
 #![allow(clippy::print_stdout)]
 
@@ -14,11 +16,38 @@ mod contract;
 #[allow(dead_code)]
 mod group;
 
+/// The WGSL files of `shaders/`, read from disk (the library embeds the same files).
+mod files {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    /// The root of the WGSL files.
+    pub const ROOT: &str = "../../shaders";
+
+    /// The text of `shaders/{path}`, if it is a file.
+    pub fn text(path: &str) -> Option<&'static str> {
+        static READ: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
+        let mut read = READ
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let read = read.get_or_insert_with(HashMap::new);
+        if let Some(t) = read.get(path) {
+            return Some(t);
+        }
+        let text = std::fs::read_to_string(format!("{ROOT}/{path}")).ok()?;
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        read.insert(path.to_owned(), text);
+        Some(text)
+    }
+}
+
 use naga::valid::{Capabilities, ValidationFlags, Validator};
+use zkgpu_limbs::Arith;
 
 fn main() {
     println!("cargo:rerun-if-changed=../../shaders");
     println!("cargo:rerun-if-changed=src/compose.rs");
+    println!("cargo:rerun-if-changed=src/group.rs");
     println!("cargo:rerun-if-changed=build");
     let mut errors = Vec::new();
     let mut contract = contract::Contract::default();
@@ -50,8 +79,48 @@ fn main() {
         );
         std::process::exit(1);
     }
-    let out = std::path::Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("contract.rs");
-    std::fs::write(&out, contract.rust()).expect("write contract.rs");
+    let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    std::fs::write(out_dir.join("contract.rs"), contract.rust()).expect("write contract.rs");
+    std::fs::write(out_dir.join("files.rs"), files_table()).expect("write files.rs");
+}
+
+/// `text(path)` over every `.wgsl` file under `shaders/`, embedded with `include_str!`.
+fn files_table() -> String {
+    let root = std::fs::canonicalize(files::ROOT).expect("shaders/ exists");
+    let mut paths = Vec::new();
+    for dir in ["generated", "kernels"] {
+        let entries = std::fs::read_dir(root.join(dir)).expect("read shaders/");
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".wgsl") {
+                paths.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    paths.sort();
+    let mut s = String::from(
+        "/// The text of `shaders/{path}`, if it is a file.\npub fn text(path: &str) -> Option<&'static str> {\n    Some(match path {\n",
+    );
+    for p in &paths {
+        s.push_str(&format!(
+            "        {p:?} => include_str!({:?}),\n",
+            root.join(p).display().to_string()
+        ));
+    }
+    s.push_str("        _ => return None,\n    })\n}\n");
+    s
+}
+
+/// The naga capabilities a module of `arith` is validated with: exactly what it needs.
+fn capabilities(arith: Arith) -> Capabilities {
+    let mut caps = Capabilities::empty();
+    if arith.needs_int64() {
+        caps |= Capabilities::SHADER_INT64;
+    }
+    if arith.needs_f64() {
+        caps |= Capabilities::FLOAT64;
+    }
+    caps
 }
 
 fn validate(m: &compose::Composed) -> Result<naga::Module, String> {
@@ -68,8 +137,8 @@ fn validate(m: &compose::Composed) -> Result<naga::Module, String> {
             e.emit_to_string(&src)
         )
     })?;
-    // WebGPU grants no optional capability: validate with none.
-    Validator::new(ValidationFlags::all(), Capabilities::empty())
+    // WebGPU grants no optional capability: the portable modules are validated with none.
+    Validator::new(ValidationFlags::all(), capabilities(m.arith))
         .validate(&module)
         .map_err(|e| {
             format!(

@@ -16,8 +16,10 @@
 // Registers are stored packed (FE_PACKED 32-bit words, not FE_WORDS 13-bit limbs): the
 // dynamically indexed register file lives in local memory, which does not fit in L1 at full
 // occupancy, so every VM instruction moves its operands through L2. Packing cuts that traffic
-// 2.5x for 30-limb fields. MUL unpacks its operands to limbs and packs its product
-// (reg/set_reg); ADD, SUB and DBL work on the packed words directly (pk_* below).
+// 2.5x for 30-limb fields. MUL's fe_mul_packed takes and returns packed words (each field
+// arithmetic converts them to its own limbs); ADD, SUB and DBL work on the packed words
+// directly (pk_* below). reg/set_reg move whole elements in and out (the drivers' loads and
+// stores).
 alias PackedFe = array<u32, FE_PACKED>;
 var<private> regs: array<PackedFe, VM_REGS>;
 // Word offset of the constants table in vm_code.
@@ -126,10 +128,11 @@ fn vm_run(entry: u32) {
         let d = (ins >> 4u) & 255u;
         let a = (ins >> 12u) & 255u;
         let b = ins >> 20u;
-        // MUL is the one multiplication site: it unpacks its operands to limbs and packs the
-        // product. ADD, SUB and DBL share one packed operand fetch and one store.
+        // MUL is the one multiplication site, over packed registers (the field arithmetic's
+        // fe_mul_packed converts them to its limbs). ADD, SUB and DBL share one packed operand
+        // fetch and one store.
         if (code == 1u) {
-            set_reg(d, fe_mul(reg(a), reg(b)));
+            regs[d] = fe_mul_packed(regs[a], regs[b]);
             continue;
         }
         if (code <= 4u) {

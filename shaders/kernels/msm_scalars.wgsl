@@ -19,7 +19,7 @@ fn msm_digits_from_montgomery(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var k = 0u; k < 8u; k++) {
         w[k] = scalars[8u * i + k];
     }
-    var shift = fe_zero();
+    var shift: array<u32, 8>;
     shift[0] = 1u << (13u * FE_WORDS - 256u);
-    scalar_digits(i, fe_pack(fe_mul(fe_unpack(w), shift)));
+    scalar_digits(i, fe_mul_packed(w, shift));
 }

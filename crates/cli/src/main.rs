@@ -98,12 +98,37 @@ fn info() -> Result<(), Box<dyn std::error::Error>> {
             l.max_storage_buffers_per_shader_stage
         );
     }
-    let ctx = GpuContext::new_blocking(opts)?;
+    let ctx = GpuContext::new_blocking(opts.clone())?;
     println!(
-        "zkgpu would use: {} ({:?}), timestamps {}",
+        "zkgpu would use: {} ({:?}), timestamps {}, arithmetic {}",
         ctx.info().name,
         ctx.info().backend,
-        if ctx.has_timestamps() { "yes" } else { "no" }
+        if ctx.has_timestamps() { "yes" } else { "no" },
+        ctx.arith()
     );
+    print_arithmetics(&ctx, &opts);
     Ok(())
+}
+
+/// Each field arithmetic on the chosen adapter: usable (and its measured rate), or why not.
+/// Arithmetics the automatic choice did not check (on a software adapter) are checked here.
+fn print_arithmetics(ctx: &GpuContext, opts: &zkgpu_runtime::ContextOptions) {
+    for r in ctx.arith_reports() {
+        let status = match (&r.usable, r.rate) {
+            (Ok(()), Some(rate)) => format!("usable, {rate:.3e} BLS12-381 Fq mul/s"),
+            (Ok(()), None) => "usable".to_owned(),
+            (Err(why), _) if why.starts_with("not checked") => {
+                let fixed = zkgpu_runtime::ContextOptions {
+                    arith: zkgpu_runtime::ArithChoice::Fixed(r.arith),
+                    ..opts.clone()
+                };
+                match GpuContext::new_blocking(fixed) {
+                    Ok(_) => "usable (when asked for: ZKGPU_ARITH)".to_owned(),
+                    Err(e) => format!("not usable: {e}"),
+                }
+            }
+            (Err(why), _) => format!("not usable: {why}"),
+        };
+        println!("  arithmetic {}: {status}", r.arith);
+    }
 }

@@ -90,7 +90,7 @@ impl<C: GpuCurve> CurveVm<C> {
             ctx: ctx.clone(),
             workgroup_size,
             program: program.clone(),
-            module: curve_vm(C::GROUP),
+            module: curve_vm(C::GROUP, ctx.arith()),
             code: ctx.storage_buffer(&format!("{} vm code", C::ID), &words)?,
             consts,
             _curve: PhantomData,

@@ -4,7 +4,7 @@
 use zkgpu_shaders::contract::field_ops::{self as ops, FieldOpsParams};
 use zkgpu_shaders::{Composed, FieldModule, field_ops};
 
-use zkgpu_runtime::{Checks, GpuContext, GpuError, Pipeline, Result, grid, wgpu};
+use zkgpu_runtime::{Arith, Checks, GpuContext, GpuError, Pipeline, Result, grid, wgpu};
 
 /// One elementwise operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,13 +97,29 @@ const WORKGROUP_SIZE: u32 = 64;
 const OVERRIDES: &[(&str, f64)] = &[("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
 
 impl FieldKernels {
-    /// The kernels of `field` on `ctx`.
+    /// The kernels of `field` on `ctx`, in the context's arithmetic.
     pub fn new(ctx: &GpuContext, field: FieldModule) -> Self {
         Self {
             ctx: ctx.clone(),
             field,
-            module: field_ops(field),
+            module: field_ops(field, ctx.arith()),
         }
+    }
+
+    /// The kernels of `field` in `arith`: [`GpuError::Arith`] where the context found it
+    /// unusable.
+    pub fn with_arith(ctx: &GpuContext, field: FieldModule, arith: Arith) -> Result<Self> {
+        ctx.check_arith(arith)?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            field,
+            module: field_ops(field, arith),
+        })
+    }
+
+    /// The arithmetic the kernels multiply with.
+    pub fn arith(&self) -> Arith {
+        self.module.arith
     }
 
     /// u32 words per element.

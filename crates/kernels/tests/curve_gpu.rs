@@ -5,8 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use zkgpu_runtime::BlockOn;
-use zkgpu_testing::shared_context as ctx;
+use zkgpu_runtime::{BlockOn, GpuContext};
+use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths};
 
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
@@ -61,8 +61,8 @@ fn pairs<C: GpuCurve>(rng: &mut StdRng) -> (Vec<C::Projective>, Vec<C::Projectiv
     (a, b)
 }
 
-fn check_ops<C: GpuCurve>() {
-    let vm = CurveVm::<C>::new(ctx()).unwrap();
+fn check_ops<C: GpuCurve>(ctx: &GpuContext) {
+    let vm = CurveVm::<C>::new(ctx).unwrap();
     let mut rng = rng_for::<C>("ops");
     let (a, b) = pairs::<C>(&mut rng);
     let want: Vec<C::Projective> = a.iter().zip(&b).map(|(x, y)| *x + y).collect();
@@ -91,8 +91,8 @@ fn check_ops<C: GpuCurve>() {
 
 /// Chains of `steps` mixed additions per invocation, over a stream with duplicates, negations
 /// and identities mixed in; compared with the CPU sums.
-fn check_chains<C: GpuCurve>(steps: usize) {
-    let vm = CurveVm::<C>::new(ctx()).unwrap();
+fn check_chains<C: GpuCurve>(ctx: &GpuContext, steps: usize) {
+    let vm = CurveVm::<C>::new(ctx).unwrap();
     let mut rng = rng_for::<C>("chain");
     let chains = 8;
     let pool: Vec<C::Affine> = (0..16).map(|_| C::Affine::rand(&mut rng)).collect();
@@ -144,7 +144,7 @@ fn with_register_value<F: PrimeField + LimbEncode>(v: &BigUint) -> F {
 /// ADD, SUB, DBL (packed, carry chains over 32-bit words) and MUL on every pair of register
 /// values at the edges: 0, 1, 2, p - 1, p - 2, (p -+ 1) / 2, p - 2^32, 2^(32 k) -+ 1, and
 /// random values, against arkworks.
-fn check_field_instructions<C: GpuCurve>()
+fn check_field_instructions<C: GpuCurve>(ctx: &GpuContext)
 where
     C::Base: PrimeField + LimbEncode,
 {
@@ -183,7 +183,7 @@ where
     asm.mul(r(9), r(1), r(1));
     asm.halt();
     let prog = asm.finish();
-    let vm = CurveVm::<C>::with_program(ctx(), &prog, 64).unwrap();
+    let vm = CurveVm::<C>::with_program(ctx, &prog, 64).unwrap();
 
     let mut init = Vec::new();
     for a in &xs {
@@ -228,18 +228,28 @@ macro_rules! curve_tests {
         mod $name {
             use super::*;
             type C = zkgpu_curves::$curve;
+            // Every test in each arithmetic of the run (zkgpu_testing::test_ariths).
             #[test]
             fn ops_match_ark_ec() {
-                check_ops::<C>();
+                for a in test_ariths() {
+                    eprintln!("{a}");
+                    check_ops::<C>(arith_context(a));
+                }
             }
             #[test]
             fn madd_chains_match_ark_ec() {
                 // G2 is slow on a software adapter: shorter chains.
-                check_chains::<C>(if C::DEGREE == 2 { 400 } else { 1000 });
+                for a in test_ariths() {
+                    eprintln!("{a}");
+                    check_chains::<C>(arith_context(a), if C::DEGREE == 2 { 400 } else { 1000 });
+                }
             }
             #[test]
             fn field_instructions_match_arkworks() {
-                check_field_instructions::<C>();
+                for a in test_ariths() {
+                    eprintln!("{a}");
+                    check_field_instructions::<C>(arith_context(a));
+                }
             }
             #[test]
             fn encode_decode_round_trip() {

@@ -1,11 +1,13 @@
 //! Every generated field operation, run on the GPU over thousands of seeded random inputs plus
-//! edge cases per dispatch, compared with ark-ff; and the GPU compared bit for bit with the CPU
-//! emulator on arbitrary limb vectors (inputs outside the canonical range included).
+//! edge cases per dispatch, compared with ark-ff, in every arithmetic the tests run
+//! (`zkgpu_testing::test_ariths`); and the GPU compared bit for bit with the CPU emulator of
+//! its arithmetic (the portable one on arbitrary limb vectors, inputs outside the canonical
+//! range included; a 64-bit one across its whole input range).
 
 #![allow(clippy::unwrap_used)]
 
-use zkgpu_runtime::BlockOn;
-use zkgpu_testing::shared_context as ctx;
+use zkgpu_runtime::{Arith, BlockOn};
+use zkgpu_testing::{arith_context, test_ariths};
 
 use ark_ff::{Field, PrimeField, UniformRand};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
@@ -63,7 +65,22 @@ fn check_against_ark<F: Field + LimbEncode + UniformRand>(
     edges: &[F],
     name: &str,
 ) {
-    let k = FieldKernels::new(ctx(), module);
+    for arith in test_ariths() {
+        check_against_ark_in::<F>(module, edges, &format!("{name} {arith}"), arith);
+    }
+}
+
+fn kernels(module: FieldModule, arith: Arith) -> FieldKernels {
+    FieldKernels::with_arith(arith_context(arith), module, arith).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn check_against_ark_in<F: Field + LimbEncode + UniformRand>(
+    module: FieldModule,
+    edges: &[F],
+    name: &str,
+    arith: Arith,
+) {
+    let k = kernels(module, arith);
     let (a, b) = operands(edges, seed_for(name));
     let elems = |op: FieldOp| -> Vec<F> {
         decode_slice::<F>(&gpu(&k, op, &a, &b))
@@ -109,7 +126,7 @@ type Emulate<'a> = dyn Fn(&str, &[&[u32]]) -> Vec<u32> + 'a;
 /// The GPU equals the emulator bit for bit, on random 13-bit limb vectors and on all-0x1fff
 /// limbs (values far outside the canonical range: this checks the algorithm, not the field).
 fn check_against_emulator(module: FieldModule, emulate: &Emulate<'_>, name: &str) {
-    let k = FieldKernels::new(ctx(), module);
+    let k = kernels(module, Arith::Portable);
     let w = k.words();
     let mut rng = StdRng::seed_from_u64(seed_for(name));
     let count = 512;
@@ -138,13 +155,66 @@ fn check_against_emulator(module: FieldModule, emulate: &Emulate<'_>, name: &str
     }
 }
 
+/// A 64-bit arithmetic's `mul` and `square` on the GPU equal its emulator's `mul` bit for bit
+/// across the whole input range (values below `2p`: zero, `2p - 1`, every `2^t - 1`, random).
+fn check_against_wide_emulator(field: KnownField, module: FieldModule, name: &str) {
+    let p = field.params();
+    let twice = &p.modulus * 2u32;
+    let mut rng = StdRng::seed_from_u64(seed_for(name));
+    let mut values: Vec<num_bigint::BigUint> = vec![0u32.into(), &twice - 1u32];
+    values.extend((1..twice.bits()).map(|t| (num_bigint::BigUint::from(1u32) << t) - 1u32));
+    values.extend((0..256).map(|_| {
+        let words: Vec<u32> = (0..2 * p.n_limbs).map(|_| rng.r#gen()).collect();
+        num_bigint::BigUint::from_slice(&words) % &twice
+    }));
+    let limbs =
+        |v: &[num_bigint::BigUint]| -> Vec<u32> { v.iter().flat_map(|x| p.to_limbs(x)).collect() };
+    let rotated: Vec<_> = values
+        .iter()
+        .cycle()
+        .skip(7)
+        .take(values.len())
+        .cloned()
+        .collect();
+    let (a, b) = (limbs(&values), limbs(&rotated));
+    let w = p.n_limbs;
+    for arith in test_ariths().into_iter().filter(|&a| a != Arith::Portable) {
+        let k = kernels(module, arith);
+        let emu = field.wide_emulator(arith).unwrap();
+        for (op, square) in [(FieldOp::Mul, false), (FieldOp::Square, true)] {
+            let got = k.run(op, &a, &b, Checks::Default).block_on().unwrap();
+            for i in 0..values.len() {
+                let x = &a[i * w..][..w];
+                let y = if square { x } else { &b[i * w..][..w] };
+                let want = emu.run("mul", &[x, y]).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(
+                    &got[i * w..][..w],
+                    want.as_slice(),
+                    "{name} {arith} {op:?} case {i}"
+                );
+            }
+        }
+    }
+}
+
 /// mul, square and from_mont accept inputs in [p, 2p): the GPU gives the canonical result.
 fn check_lazy_inputs<F: PrimeField + LimbEncode>(
     module: FieldModule,
     field: KnownField,
     name: &str,
 ) {
-    let k = FieldKernels::new(ctx(), module);
+    for arith in test_ariths() {
+        check_lazy_inputs_in::<F>(module, field, &format!("{name} {arith}"), arith);
+    }
+}
+
+fn check_lazy_inputs_in<F: PrimeField + LimbEncode>(
+    module: FieldModule,
+    field: KnownField,
+    name: &str,
+    arith: Arith,
+) {
+    let k = kernels(module, arith);
     let p = field.params();
     let mut rng = StdRng::seed_from_u64(seed_for(name));
     let xs: Vec<F> = (0..256)
@@ -230,6 +300,11 @@ macro_rules! prime_field_tests {
             #[test]
             fn lazy_inputs_and_conversions() {
                 check_lazy_inputs::<$ty>($module, $known, concat!(stringify!($name), "_lazy"));
+            }
+
+            #[test]
+            fn wide_gpu_matches_wide_emulator() {
+                check_against_wide_emulator($known, $module, concat!(stringify!($name), "_wide"));
             }
         }
     };
@@ -334,39 +409,42 @@ fq2_tests!(
     KnownFq2::Bn254
 );
 
-/// A long chain through the single multiplication site, with loop bounding on and off.
+/// A long chain through the single multiplication site, with loop bounding on and off, in
+/// every arithmetic.
 #[test]
 fn long_mul_chain_matches_arkworks() {
     use ark_bls12_381::Fq;
-    let k = FieldKernels::new(ctx(), FieldModule::Bls12_381Fq);
     let mut rng = StdRng::seed_from_u64(seed_for("long_chain"));
     let a: Vec<Fq> = (0..64).map(|_| Fq::rand(&mut rng)).collect();
     let b: Vec<Fq> = (0..64).map(|_| Fq::rand(&mut rng)).collect();
     let reps = 1000;
-    for checks in [Checks::Default, Checks::TrustedLoops] {
-        let out = k
-            .run(
-                FieldOp::MulChain { reps },
-                &encode_slice(&a),
-                &encode_slice(&b),
-                checks,
-            )
-            .block_on()
-            .unwrap();
-        let got = decode_slice::<Fq>(&out).unwrap();
-        for i in 0..a.len() {
-            assert_eq!(
-                got[i],
-                a[i] * b[i].pow([u64::from(reps)]),
-                "{checks:?} case {i}"
-            );
+    for arith in test_ariths() {
+        let k = kernels(FieldModule::Bls12_381Fq, arith);
+        for checks in [Checks::Default, Checks::TrustedLoops] {
+            let out = k
+                .run(
+                    FieldOp::MulChain { reps },
+                    &encode_slice(&a),
+                    &encode_slice(&b),
+                    checks,
+                )
+                .block_on()
+                .unwrap();
+            let got = decode_slice::<Fq>(&out).unwrap();
+            for i in 0..a.len() {
+                assert_eq!(
+                    got[i],
+                    a[i] * b[i].pow([u64::from(reps)]),
+                    "{arith} {checks:?} case {i}"
+                );
+            }
         }
     }
 }
 
 #[test]
 fn mismatched_operands_are_an_error() {
-    let k = FieldKernels::new(ctx(), FieldModule::Bls12_381Fr);
+    let k = kernels(FieldModule::Bls12_381Fr, Arith::Portable);
     assert!(
         k.run(FieldOp::Mul, &[0; 40], &[0; 20], Checks::Default)
             .block_on()

@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 use crate::field::{lazy_programs, programs};
 use crate::params::FieldParams;
 use crate::program::{Overflow, Program};
+use crate::wide::{Arith, WideEmulator, WideLayout};
 
 /// A prime field with a generated WGSL module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -67,6 +68,23 @@ impl KnownField {
     /// The CPU emulator of this field's generated functions (the lazy ones included).
     pub fn emulator(self) -> &'static Emulator {
         &self.cached().1
+    }
+
+    /// The field's layout in the wide arithmetic `arith` (`None` for [`Arith::Portable`]).
+    pub fn wide_layout(self, arith: Arith) -> Option<WideLayout> {
+        WideLayout::new(arith, &self.params())
+    }
+
+    /// The CPU emulator of this field's functions in the wide arithmetic `arith`
+    /// (`None` for [`Arith::Portable`], whose emulator is [`KnownField::emulator`]).
+    pub fn wide_emulator(self, arith: Arith) -> Option<&'static WideEmulator> {
+        static CELLS: [[OnceLock<WideEmulator>; 2]; 7] =
+            [const { [const { OnceLock::new() }; 2] }; 7];
+        let slot = Arith::WIDE.iter().position(|&a| a == arith)?;
+        Some(CELLS[self as usize][slot].get_or_init(|| {
+            let l = self.wide_layout(arith).expect("a wide arithmetic");
+            WideEmulator::new(&l, self.has_lazy_module())
+        }))
     }
 
     fn cached(self) -> &'static (FieldParams, Emulator) {

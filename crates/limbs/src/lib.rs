@@ -1,7 +1,9 @@
-//! 13-bit Montgomery limb arithmetic for zkgpu: the limb layout of a prime field
+//! Montgomery field arithmetic for zkgpu: the 13-bit limb layout of a prime field
 //! ([`FieldParams`]), the generator of its unrolled WGSL ([`wgsl`]), a CPU emulator that runs
-//! the generated algorithm itself with `u32` overflow checks ([`Emulator`]), and host
-//! encode/decode between arkworks field elements and limbs ([`encode`]).
+//! the generated algorithm itself with `u32` overflow checks ([`Emulator`]), the 64-bit
+//! arithmetics beside it ([`wide`], [`Arith`]: the same Montgomery form on a GPU's `u64` or
+//! `f64` pipes, with their own emulator), and host encode/decode between arkworks field
+//! elements and limbs ([`encode`]).
 //!
 //! Nothing here depends on wgpu. `docs/limbs.md` derives the layout and the bounds.
 
@@ -13,6 +15,7 @@ mod mul;
 pub mod params;
 pub mod program;
 pub mod wgsl;
+pub mod wide;
 
 pub use encode::{
     DecodeError, LimbEncode, PackedWords, RawMontgomery, decode, decode_slice, encode, encode_into,
@@ -22,6 +25,7 @@ pub use encode::{
 pub use fields::{Emulator, Fq2Emulator, KnownField, KnownFq2};
 pub use params::{FieldParams, LIMB_BITS, LIMB_MASK};
 pub use program::{Overflow, Program};
+pub use wide::{Arith, WideEmulator, WideLayout};
 
 /// Errors of this crate.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use crate::field::{lazy_programs, programs};
 use crate::fields::{KnownField, KnownFq2};
 use crate::params::{CARRY_FREE_PRODUCTS, FieldParams, LIMB_BITS};
+use crate::wide::{Arith, WideLayout, wide_header, wide_programs};
 
 /// The generated-file header: what generated it, and the numbers it was generated from.
 fn header(title: &str, lines: &[String]) -> String {
@@ -60,10 +61,84 @@ pub fn prime_field_module(p: &FieldParams) -> String {
         "fn {pre}_one() -> {ty} {{\n    return {upper}_ONE;\n}}\n"
     );
     for prog in programs(p) {
-        out.push_str(&prog.to_wgsl(pre, ty));
-        out.push('\n');
+        if !MUL_PROGRAMS.contains(&prog.name.as_str()) {
+            out.push_str(&prog.to_wgsl(pre, ty));
+            out.push('\n');
+        }
     }
     out
+}
+
+/// The functions an arithmetic provides for a prime field (`<stem>_mul_<arith>.wgsl`); the
+/// field's module defines everything else. `mul_packed` is not a program of the portable
+/// arithmetic: it unpacks, multiplies and packs.
+const MUL_PROGRAMS: [&str; 2] = ["mul", "square"];
+
+/// The field's multiplications in arithmetic `arith` (composed after its module): `mul`,
+/// `square` and `mul_packed`, the functions every kernel multiplies with.
+pub fn mul_module(p: &FieldParams, arith: Arith) -> String {
+    let (ty, pre, w) = (&p.type_name, &p.prefix, p.packed_words());
+    let title = format!(
+        "{} multiplications in the {arith} arithmetic (docs/limbs.md), over the `{pre}_` module.",
+        p.name
+    );
+    let mut out;
+    match WideLayout::new(arith, p) {
+        None => {
+            out = header(&title, &["13-bit limbs as the field's module".to_owned()]);
+            for prog in programs(p) {
+                if MUL_PROGRAMS.contains(&prog.name.as_str()) {
+                    out.push_str(&prog.to_wgsl(pre, ty));
+                    out.push('\n');
+                }
+            }
+            let _ = writeln!(
+                out,
+                "// a b R^-1 over packed words (a b < R p; canonical out)\nfn {pre}_mul_packed(a: array<u32, {w}>, b: array<u32, {w}>) -> array<u32, {w}> {{\n    return {pre}_pack({pre}_mul({pre}_unpack(a), {pre}_unpack(b)));\n}}"
+            );
+        }
+        Some(l) => {
+            out = header(&title, &wide_header(p, &l));
+            for prog in wide_programs(&l, false) {
+                out.push_str(&prog.to_wgsl(pre));
+                out.push('\n');
+            }
+            let _ = writeln!(
+                out,
+                "// a^2 R^-1 (input < 2p, canonical out)\nfn {pre}_square(a: {ty}) -> {ty} {{\n    return {pre}_mul(a, a);\n}}"
+            );
+        }
+    }
+    out
+}
+
+/// The scalar field's `mul_lazy` in arithmetic `arith` (`<stem>_lazy_mul_<arith>.wgsl`,
+/// composed with the lazy module, only by the NTT).
+pub fn lazy_mul_module(p: &FieldParams, arith: Arith) -> String {
+    let title = format!(
+        "{} `mul_lazy` in the {arith} arithmetic (docs/limbs.md, \"Lazy reduction\").",
+        p.name
+    );
+    match WideLayout::new(arith, p) {
+        None => {
+            let mut out = header(&title, &["result below 2p, limbs < 2^13".to_owned()]);
+            for prog in lazy_programs(p) {
+                if prog.name == "mul_lazy" {
+                    out.push_str(&prog.to_wgsl(&p.prefix, &p.type_name));
+                }
+            }
+            out
+        }
+        Some(l) => {
+            let mut out = header(&title, &wide_header(p, &l));
+            for prog in wide_programs(&l, true) {
+                if prog.name == "mul_lazy" {
+                    out.push_str(&prog.to_wgsl(&p.prefix));
+                }
+            }
+            out
+        }
+    }
 }
 
 /// The redundant-range functions of one prime field (composed after its module).
@@ -79,8 +154,10 @@ pub fn lazy_field_module(p: &FieldParams) -> String {
         ],
     );
     for prog in lazy_programs(p) {
-        out.push_str(&prog.to_wgsl(&p.prefix, &p.type_name));
-        out.push('\n');
+        if prog.name != "mul_lazy" {
+            out.push_str(&prog.to_wgsl(&p.prefix, &p.type_name));
+            out.push('\n');
+        }
     }
     out
 }
@@ -198,5 +275,31 @@ pub fn generated_modules() -> Vec<(String, String)> {
             .iter()
             .map(|f| (f.file_stem().to_owned(), fq2_module(*f))),
     );
+    for arith in Arith::ALL {
+        for f in KnownField::ALL {
+            out.push((
+                mul_stem(f.file_stem(), arith),
+                mul_module(&f.params(), arith),
+            ));
+            if f.has_lazy_module() {
+                out.push((
+                    lazy_mul_stem(f.file_stem(), arith),
+                    lazy_mul_module(&f.params(), arith),
+                ));
+            }
+        }
+    }
     out
+}
+
+/// The file stem of the multiplications in `arith` of the field whose module is `field`:
+/// `bls12_381_fq_mul_f64`.
+pub fn mul_stem(field: &str, arith: Arith) -> String {
+    format!("{field}_mul_{}", arith.name())
+}
+
+/// The file stem of `mul_lazy` in `arith` of the scalar field whose module is `field`:
+/// `bls12_381_fr_lazy_mul_f64`.
+pub fn lazy_mul_stem(field: &str, arith: Arith) -> String {
+    format!("{field}_lazy_mul_{}", arith.name())
 }

@@ -3,7 +3,7 @@
 use ark_ec::VariableBaseMSM;
 use ark_ff::{PrimeField, Zero};
 use zkgpu_curves::GpuCurve;
-use zkgpu_runtime::{GpuContext, GpuError, wgpu};
+use zkgpu_runtime::{Arith, GpuContext, GpuError, wgpu};
 use zkgpu_shaders::{msm_accumulate, msm_accumulate_split, msm_buckets, msm_scalars};
 
 use crate::bases::*;
@@ -65,14 +65,31 @@ impl<C: GpuCurve> GpuMsm<C> {
                 entry("dbl")?,
             ],
             buckets_module: msm_buckets(),
-            accumulate_module: msm_accumulate(C::GROUP),
-            accumulate_split_module: msm_accumulate_split(C::GROUP),
-            scalars_module: C::GROUP.scalar_field().map(msm_scalars),
+            accumulate_module: msm_accumulate(C::GROUP, ctx.arith()),
+            accumulate_split_module: msm_accumulate_split(C::GROUP, ctx.arith()),
+            scalars_module: C::GROUP.scalar_field().map(|f| msm_scalars(f, ctx.arith())),
             scratch: std::sync::Mutex::new(Vec::new()),
             max_part: None,
             rank_cap: None,
             _curve: std::marker::PhantomData,
         })
+    }
+
+    /// Multiplies with `arith` instead of the context's arithmetic ([`GpuContext::arith`]):
+    /// for comparing arithmetics on one device (bases prepared by any arithmetic serve all:
+    /// they share one Montgomery form). [`MsmError::Gpu`] with [`GpuError::Arith`] where the
+    /// context found `arith` unusable.
+    pub fn with_arith(mut self, arith: Arith) -> Result<Self> {
+        self.ctx.check_arith(arith)?;
+        self.accumulate_module = msm_accumulate(C::GROUP, arith);
+        self.accumulate_split_module = msm_accumulate_split(C::GROUP, arith);
+        self.scalars_module = C::GROUP.scalar_field().map(|f| msm_scalars(f, arith));
+        Ok(self)
+    }
+
+    /// The arithmetic this engine multiplies with.
+    pub fn arith(&self) -> Arith {
+        self.accumulate_module.arith
     }
 
     /// Stores bases prepared from now on in parts of at most `points` points (at least 1),

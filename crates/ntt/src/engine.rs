@@ -86,8 +86,8 @@ impl<F: NttField> GpuNtt<F> {
         };
         Self {
             ctx: ctx.clone(),
-            pass_module: zkgpu_shaders::ntt(F::MODULE),
-            ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE),
+            pass_module: zkgpu_shaders::ntt(F::MODULE, ctx.arith()),
+            ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE, ctx.arith()),
             plans: Mutex::new(HashMap::new()),
             max_pass_bits: DEFAULT_MAX_PASS_BITS,
             max_twist_log: plan::DEFAULT_MAX_TWIST_LOG,
@@ -95,6 +95,16 @@ impl<F: NttField> GpuNtt<F> {
             placeholders: [placeholder(), placeholder(), placeholder()],
             _field: std::marker::PhantomData,
         }
+    }
+
+    /// Multiplies with `arith` instead of the context's arithmetic ([`GpuContext::arith`]):
+    /// for comparing arithmetics on one device. [`GpuError::Arith`] where the context found
+    /// `arith` unusable.
+    pub fn with_arith(mut self, arith: zkgpu_runtime::Arith) -> zkgpu_runtime::Result<Self> {
+        self.ctx.check_arith(arith)?;
+        self.pass_module = zkgpu_shaders::ntt(F::MODULE, arith);
+        self.ew_module = zkgpu_shaders::ntt_elementwise(F::MODULE, arith);
+        Ok(self)
     }
 
     /// Pages device vectors made from now on into buffers of at most `2^bits` elements

@@ -37,6 +37,9 @@ pub struct ContextOptions {
     /// `zkgpu info` prints), before `adapter_name` and the type preference; set by
     /// [`crate::DeviceSet`] for each device it opens. `None`: pick by name and type.
     pub adapter_index: Option<usize>,
+    /// The field arithmetic engines multiply with (`ZKGPU_ARITH=auto|portable|int64|f64`;
+    /// default automatic: docs/limbs.md, "The 64-bit arithmetics").
+    pub arith: crate::ArithChoice,
 }
 
 impl Default for ContextOptions {
@@ -47,6 +50,7 @@ impl Default for ContextOptions {
             limits: LimitsChoice::Adapter,
             pipeline_cache_dir: None,
             adapter_index: None,
+            arith: crate::ArithChoice::Auto,
         }
     }
 }
@@ -90,6 +94,13 @@ impl ContextOptions {
         }
         if let Some(dir) = env("ZKGPU_PIPELINE_CACHE").filter(|s| !s.is_empty()) {
             o.pipeline_cache_dir = Some(dir.into());
+        }
+        if let Some(name) = env("ZKGPU_ARITH").filter(|s| !s.is_empty()) {
+            o.arith = crate::ArithChoice::from_name(&name).ok_or_else(|| GpuError::BadEnv {
+                var: "ZKGPU_ARITH",
+                value: name.clone(),
+                reason: "expected `auto`, `portable`, `int64` or `f64`".into(),
+            })?;
         }
         match env("ZKGPU_LIMITS").as_deref() {
             None | Some("") | Some("adapter") => {}
@@ -180,6 +191,11 @@ pub struct ContextState {
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     pub(crate) timings: Mutex<Vec<PipelineTiming>>,
     pub(crate) device_error: Arc<Mutex<Option<String>>>,
+    /// The field arithmetic engines use, and what was found out about each: set once, by
+    /// [`GpuContext::new`] before it returns the context.
+    pub(crate) arith: std::sync::OnceLock<(crate::Arith, Vec<crate::ArithReport>)>,
+    /// Where the pipeline cache (and the arithmetics' measured rates) are kept.
+    pub(crate) pipeline_cache_dir: Option<std::path::PathBuf>,
     /// Readback staging buffers of [`READBACK_PIECE`] bytes, unmapped, kept for reuse.
     pub(crate) readback_pool: Mutex<Vec<wgpu::Buffer>>,
     /// Upload staging buffers of [`UPLOAD_PIECE`] bytes, mapped for writing, kept for reuse
@@ -212,6 +228,12 @@ impl GpuContext {
         let mut wanted = wgpu::Features::TIMESTAMP_QUERY;
         if opts.pipeline_cache_dir.is_some() {
             wanted |= wgpu::Features::PIPELINE_CACHE;
+        }
+        // The 64-bit arithmetics' features, except within WebGPU's defaults (a browser's).
+        if opts.limits == LimitsChoice::Adapter {
+            for arith in crate::Arith::WIDE {
+                wanted |= crate::arith_features(arith);
+            }
         }
         let features = adapter.features() & wanted;
         let limits = match opts.limits {
@@ -270,6 +292,8 @@ impl GpuContext {
             pipelines: Mutex::default(),
             timings: Mutex::default(),
             device_error,
+            arith: std::sync::OnceLock::new(),
+            pipeline_cache_dir: opts.pipeline_cache_dir.clone(),
             readback_pool: Mutex::default(),
             upload_pool: Arc::default(),
             #[cfg(not(target_arch = "wasm32"))]
@@ -281,7 +305,10 @@ impl GpuContext {
             #[cfg(not(target_arch = "wasm32"))]
             built: std::sync::Condvar::new(),
         });
-        Ok(Self(state))
+        let ctx = Self(state);
+        let arith = ctx.select_arith(opts.arith).await?;
+        let _ = ctx.arith.set(arith);
+        Ok(ctx)
     }
 
     /// Natively, makes readbacks wait as a browser does: poll the device without blocking and

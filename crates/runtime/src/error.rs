@@ -97,6 +97,15 @@ pub enum GpuError {
     /// An argument is outside what the operation supports.
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// The field arithmetic asked for cannot run on this device: it lacks the features, or
+    /// the known-answer check found wrong results (`zkgpu info` lists every arithmetic).
+    #[error("the {arith} arithmetic cannot be used on this device: {reason}")]
+    Arith {
+        /// The arithmetic's name.
+        arith: &'static str,
+        /// Why not.
+        reason: String,
+    },
 }
 
 /// `Result` with [`GpuError`].

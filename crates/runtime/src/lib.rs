@@ -7,6 +7,7 @@
 //! with [`BlockOn::block_on`]. This is the lowest crate that imports wgpu.
 
 mod adapter;
+mod arith;
 #[cfg(not(target_arch = "wasm32"))]
 mod block;
 mod buffers;
@@ -21,6 +22,7 @@ mod readback;
 mod timer;
 mod upload;
 
+pub use arith::{ArithChoice, ArithReport, arith_features, known_answer_vectors};
 #[cfg(not(target_arch = "wasm32"))]
 pub use block::BlockOn;
 pub use context::{ContextId, ContextOptions, GpuContext, LimitsChoice, grid};
@@ -31,3 +33,4 @@ pub use pipelines::{Checks, Pipeline, PipelineRequest, PipelineTiming, dispatch}
 pub use readback::PendingReadback;
 pub use timer::PassTimer;
 pub use wgpu;
+pub use zkgpu_shaders::Arith;

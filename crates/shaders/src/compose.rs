@@ -2,7 +2,14 @@
 //!
 //! This file is compiled twice: into the library, and into `build.rs` (through `#[path]`),
 //! which validates every module [`all`] lists with naga before anything can ship it. It
-//! therefore uses only `std`.
+//! therefore uses only `std`, `zkgpu-limbs` (the registry of arithmetics and the names of the
+//! generated files) and `crate::files::text` (the WGSL files of `shaders/`: embedded in the
+//! library, read from disk by `build.rs`).
+//!
+//! Every module that multiplies is composed for one field arithmetic ([`Arith`]): the field's
+//! module, then the arithmetic's multiplications of that field (`<stem>_mul_<arith>.wgsl`),
+//! which define the same functions (`fq_mul`, `fq_square`, `fq_mul_packed`) in every
+//! arithmetic, so kernels and shims are the same for all of them.
 //!
 //! WGSL has no namespaces or generics. Generated field modules use fixed prefixes (`fq_`,
 //! `fr_`, `fq2_`); kernels that work over any field are written against `Fe` and `fe_*`, and
@@ -10,6 +17,8 @@
 //! (inlined by every compiler, so they add no call sites).
 
 use crate::group::Group;
+use zkgpu_limbs::Arith;
+use zkgpu_limbs::wgsl::{lazy_mul_stem, mul_stem};
 
 /// One piece of WGSL: a file of `shaders/`, or text made here.
 #[derive(Clone, Debug)]
@@ -23,12 +32,15 @@ pub struct Part {
 /// A shader module: parts concatenated in order.
 #[derive(Clone, Debug)]
 pub struct Composed {
-    /// Stable name, also the wgpu label: `field_ops/bls12_381_fq`.
+    /// Stable name, also the wgpu label: `field_ops/bls12_381_fq`, with `@<arith>` after it
+    /// for a 64-bit arithmetic (`field_ops/bls12_381_fq@f64`).
     pub name: String,
     /// The parts, in order.
     pub parts: Vec<Part>,
     /// Compute entry points the module defines.
     pub entry_points: &'static [&'static str],
+    /// The field arithmetic it multiplies with (what the device must support to run it).
+    pub arith: Arith,
 }
 
 impl Composed {
@@ -58,13 +70,26 @@ impl Composed {
     }
 }
 
-macro_rules! fragment {
-    ($path:literal) => {
-        Part {
-            origin: concat!("shaders/", $path).to_string(),
-            text: include_str!(concat!("../../../shaders/", $path)).to_string(),
-        }
-    };
+/// The file `shaders/{path}` as a part.
+///
+/// # Panics
+/// If there is no such file: every path composed here is read when `build.rs` validates
+/// [`all`], so a missing one fails the build first.
+fn fragment(path: &str) -> Part {
+    Part {
+        origin: format!("shaders/{path}"),
+        text: crate::files::text(path)
+            .unwrap_or_else(|| panic!("shaders/{path} is not a file of the crate"))
+            .to_string(),
+    }
+}
+
+/// The name of a module of `kernel` over `what` in `arith`.
+fn module_name(kernel: &str, what: &str, arith: Arith) -> String {
+    match arith {
+        Arith::Portable => format!("{kernel}/{what}"),
+        _ => format!("{kernel}/{what}@{}", arith.name()),
+    }
 }
 
 /// A field with a generated WGSL module.
@@ -197,29 +222,40 @@ impl FieldModule {
         }
     }
 
-    /// The generated fragments that define the field, dependencies first.
-    pub fn parts(self) -> Vec<Part> {
+    /// The prime field of this module: itself, or an extension's base field.
+    pub fn base(self) -> FieldModule {
         match self {
-            FieldModule::Bls12_381Fq => vec![fragment!("generated/bls12_381_fq.wgsl")],
-            FieldModule::Bls12_381Fr => vec![fragment!("generated/bls12_381_fr.wgsl")],
-            FieldModule::Bls12_377Fq => vec![fragment!("generated/bls12_377_fq.wgsl")],
-            FieldModule::Bls12_377Fr => vec![fragment!("generated/bls12_377_fr.wgsl")],
-            FieldModule::Bls12_381Fq2 => vec![
-                fragment!("generated/bls12_381_fq.wgsl"),
-                fragment!("generated/bls12_381_fq2.wgsl"),
-            ],
-            FieldModule::Bls12_377Fq2 => vec![
-                fragment!("generated/bls12_377_fq.wgsl"),
-                fragment!("generated/bls12_377_fq2.wgsl"),
-            ],
-            FieldModule::Bn254Fq => vec![fragment!("generated/bn254_fq.wgsl")],
-            FieldModule::Bn254Fr => vec![fragment!("generated/bn254_fr.wgsl")],
-            FieldModule::EdOnBls12_377Fr => vec![fragment!("generated/ed_on_bls12_377_fr.wgsl")],
-            FieldModule::Bn254Fq2 => vec![
-                fragment!("generated/bn254_fq.wgsl"),
-                fragment!("generated/bn254_fq2.wgsl"),
-            ],
+            FieldModule::Bls12_381Fq2 => FieldModule::Bls12_381Fq,
+            FieldModule::Bls12_377Fq2 => FieldModule::Bls12_377Fq,
+            FieldModule::Bn254Fq2 => FieldModule::Bn254Fq,
+            f => f,
         }
+    }
+
+    /// The prime field's generator-side description (`None` for an extension).
+    pub fn known(self) -> Option<zkgpu_limbs::KnownField> {
+        zkgpu_limbs::KnownField::ALL
+            .into_iter()
+            .find(|k| k.file_stem() == self.id())
+    }
+
+    /// Whether this is a prime field (not an extension).
+    pub fn is_prime(self) -> bool {
+        self.base() == self
+    }
+
+    /// The generated fragments that define the field in arithmetic `arith`, dependencies
+    /// first: the base field's module and its multiplications, then an extension's module.
+    pub fn parts(self, arith: Arith) -> Vec<Part> {
+        let base = self.base().id();
+        let mut parts = vec![
+            fragment(&format!("generated/{base}.wgsl")),
+            fragment(&format!("generated/{}.wgsl", mul_stem(base, arith))),
+        ];
+        if !self.is_prime() {
+            parts.push(fragment(&format!("generated/{}.wgsl", self.id())));
+        }
+        parts
     }
 }
 
@@ -275,6 +311,9 @@ pub fn field_shim(f: FieldModule) -> Part {
                 13 * w - 32 * pw
             ));
             s.push_str(&format!(
+                "fn fe_mul_packed(a: array<u32, {pw}>, b: array<u32, {pw}>) -> array<u32, {pw}> {{\n    return {pre}_mul_packed(a, b);\n}}\n"
+            ));
+            s.push_str(&format!(
                 "fn fe_from_words(w: array<u32, {w}>) -> Fe {{\n    return w;\n}}\n"
             ));
             s.push_str(&format!(
@@ -320,42 +359,46 @@ pub const FIELD_OPS_ENTRY_POINTS: &[&str] = &[
     "field_mul_chain",
 ];
 
-/// The elementwise field kernels (`shaders/kernels/field_ops.wgsl`) over field `f`.
-pub fn field_ops(f: FieldModule) -> Composed {
+/// The elementwise field kernels (`shaders/kernels/field_ops.wgsl`) over field `f` in
+/// arithmetic `arith`.
+pub fn field_ops(f: FieldModule, arith: Arith) -> Composed {
     over_field(
         f,
+        arith,
         "field_ops",
-        fragment!("kernels/field_ops.wgsl"),
+        fragment("kernels/field_ops.wgsl"),
         FIELD_OPS_ENTRY_POINTS,
     )
 }
 
-/// The standalone generated field modules (no entry points).
-pub fn field_library(f: FieldModule) -> Composed {
+/// The standalone generated field modules (no entry points), in arithmetic `arith`.
+pub fn field_library(f: FieldModule, arith: Arith) -> Composed {
     Composed {
-        name: format!("field/{}", f.id()),
-        parts: f.parts(),
+        name: module_name("field", f.id(), arith),
+        parts: f.parts(arith),
         entry_points: &[],
+        arith,
     }
 }
 
 /// Entry points of the curve VM module.
 pub const CURVE_VM_ENTRY_POINTS: &[&str] = &["curve_vm_exec"];
 
-/// The curve VM (`shaders/kernels/curve_vm.wgsl`) for group `c`.
-pub fn curve_vm(c: Group) -> Composed {
+/// The curve VM (`shaders/kernels/curve_vm.wgsl`) for group `c` in arithmetic `arith`.
+pub fn curve_vm(c: Group, arith: Arith) -> Composed {
     Composed {
-        name: format!("curve_vm/{}", c.id()),
-        parts: vm_parts(c, vec![fragment!("kernels/curve_vm.wgsl")]),
+        name: module_name("curve_vm", c.id(), arith),
+        parts: vm_parts(c, arith, vec![fragment("kernels/curve_vm.wgsl")]),
         entry_points: CURVE_VM_ENTRY_POINTS,
+        arith,
     }
 }
 
-/// The base field, its shim, `VM_REGS`, `AFFINE_REGS`, `PREFETCH_POINT` and the VM core,
-/// followed by `kernel`'s parts.
-fn vm_parts(c: Group, kernel: Vec<Part>) -> Vec<Part> {
+/// The base field in `arith`, its shim, `VM_REGS`, `AFFINE_REGS`, `PREFETCH_POINT` and the VM
+/// core, followed by `kernel`'s parts.
+fn vm_parts(c: Group, arith: Arith, kernel: Vec<Part>) -> Vec<Part> {
     let f = c.field();
-    let mut parts = f.parts();
+    let mut parts = f.parts(arith);
     parts.push(field_shim(f));
     parts.push(Part {
         origin: format!("<vm registers for {}>", c.id()),
@@ -367,7 +410,7 @@ fn vm_parts(c: Group, kernel: Vec<Part>) -> Vec<Part> {
             c.prefetch_point()
         ),
     });
-    parts.push(fragment!("kernels/curve_vm_core.wgsl"));
+    parts.push(fragment("kernels/curve_vm_core.wgsl"));
     parts.extend(kernel);
     parts
 }
@@ -380,35 +423,40 @@ pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &[
     "msm_fold_bases",
 ];
 
-/// MSM bucket accumulation (`shaders/kernels/msm_accumulate.wgsl`) for group `c`.
-pub fn msm_accumulate(c: Group) -> Composed {
+/// MSM bucket accumulation (`shaders/kernels/msm_accumulate.wgsl`) for group `c` in
+/// arithmetic `arith`.
+pub fn msm_accumulate(c: Group, arith: Arith) -> Composed {
     Composed {
-        name: format!("msm_accumulate/{}", c.id()),
+        name: module_name("msm_accumulate", c.id(), arith),
         parts: vm_parts(
             c,
+            arith,
             vec![
-                fragment!("kernels/msm_bases.wgsl"),
-                fragment!("kernels/msm_accumulate.wgsl"),
+                fragment("kernels/msm_bases.wgsl"),
+                fragment("kernels/msm_accumulate.wgsl"),
             ],
         ),
         entry_points: MSM_ACCUMULATE_ENTRY_POINTS,
+        arith,
     }
 }
 
 /// [`msm_accumulate`] reading its bases from two bindings (`shaders/kernels/
 /// msm_bases_split.wgsl`): one MSM over two parts of the bases. Only its
 /// `msm_bucket_accumulate` is used.
-pub fn msm_accumulate_split(c: Group) -> Composed {
+pub fn msm_accumulate_split(c: Group, arith: Arith) -> Composed {
     Composed {
-        name: format!("msm_accumulate/{}/split", c.id()),
+        name: module_name("msm_accumulate", &format!("{}/split", c.id()), arith),
         parts: vm_parts(
             c,
+            arith,
             vec![
-                fragment!("kernels/msm_bases_split.wgsl"),
-                fragment!("kernels/msm_accumulate.wgsl"),
+                fragment("kernels/msm_bases_split.wgsl"),
+                fragment("kernels/msm_accumulate.wgsl"),
             ],
         ),
         entry_points: MSM_ACCUMULATE_ENTRY_POINTS,
+        arith,
     }
 }
 
@@ -424,28 +472,23 @@ pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] = &[
     "msm_combine_args",
 ];
 
-/// MSM bucket assignment (`shaders/kernels/msm_buckets.wgsl`): field-independent.
+/// MSM bucket assignment (`shaders/kernels/msm_buckets.wgsl`): field-independent, no
+/// multiplication.
 pub fn msm_buckets() -> Composed {
     Composed {
         name: "msm_buckets".into(),
         parts: vec![
-            fragment!("kernels/msm_digits.wgsl"),
-            fragment!("kernels/msm_buckets.wgsl"),
+            fragment("kernels/msm_digits.wgsl"),
+            fragment("kernels/msm_buckets.wgsl"),
         ],
         entry_points: MSM_BUCKETS_ENTRY_POINTS,
+        arith: Arith::Portable,
     }
 }
 
-/// A kernel over the field `f` alone: the field's library, its shim (`Fe`, `FE_WORDS`,
-/// `fe_*`), then `kernel`; named `name/<field>`.
-/// The lazy module of scalar field `f` and `fe_<op>` for its [`LAZY_FUNCTIONS`].
-fn lazy_parts(f: FieldModule) -> Vec<Part> {
-    let module = match f {
-        FieldModule::Bls12_381Fr => fragment!("generated/bls12_381_fr_lazy.wgsl"),
-        FieldModule::Bls12_377Fr => fragment!("generated/bls12_377_fr_lazy.wgsl"),
-        FieldModule::Bn254Fr => fragment!("generated/bn254_fr_lazy.wgsl"),
-        _ => panic!("{} has no lazy module", f.id()),
-    };
+/// The lazy module of scalar field `f`, its `mul_lazy` in `arith`, and `fe_<op>` for its
+/// [`LAZY_FUNCTIONS`].
+fn lazy_parts(f: FieldModule, arith: Arith) -> Vec<Part> {
     let (pre, _) = f.prefix_and_type();
     let mut s = String::new();
     for (op, arity) in LAZY_FUNCTIONS {
@@ -459,7 +502,8 @@ fn lazy_parts(f: FieldModule) -> Vec<Part> {
         ));
     }
     vec![
-        module,
+        fragment(&format!("generated/{}_lazy.wgsl", f.id())),
+        fragment(&format!("generated/{}.wgsl", lazy_mul_stem(f.id(), arith))),
         Part {
             origin: format!("<lazy fe shim for {}>", f.id()),
             text: s,
@@ -467,19 +511,23 @@ fn lazy_parts(f: FieldModule) -> Vec<Part> {
     ]
 }
 
+/// A kernel over the field `f` alone: the field in `arith`, its shim (`Fe`, `FE_WORDS`,
+/// `fe_*`), then `kernel`; named `name/<field>` (`@<arith>` after a wide one).
 fn over_field(
     f: FieldModule,
+    arith: Arith,
     name: &str,
     kernel: Part,
     entry_points: &'static [&'static str],
 ) -> Composed {
-    let mut parts = f.parts();
+    let mut parts = f.parts(arith);
     parts.push(field_shim(f));
     parts.push(kernel);
     Composed {
-        name: format!("{name}/{}", f.id()),
+        name: module_name(name, f.id(), arith),
         parts,
         entry_points,
+        arith,
     }
 }
 
@@ -488,16 +536,17 @@ pub const MSM_SCALARS_ENTRY_POINTS: &[&str] = &["msm_digits_from_montgomery"];
 
 /// MSM digits of scalars in arkworks' Montgomery form, converted in registers
 /// (`shaders/kernels/msm_digits.wgsl`, then `shaders/kernels/msm_scalars.wgsl`), over the
-/// scalar field `f` (an `Fr`: 8-word packed elements).
-pub fn msm_scalars(f: FieldModule) -> Composed {
+/// scalar field `f` (an `Fr`: 8-word packed elements) in `arith`.
+pub fn msm_scalars(f: FieldModule, arith: Arith) -> Composed {
     let mut m = over_field(
         f,
+        arith,
         "msm_scalars",
-        fragment!("kernels/msm_scalars.wgsl"),
+        fragment("kernels/msm_scalars.wgsl"),
         MSM_SCALARS_ENTRY_POINTS,
     );
     let kernel = m.parts.len() - 1;
-    m.parts.insert(kernel, fragment!("kernels/msm_digits.wgsl"));
+    m.parts.insert(kernel, fragment("kernels/msm_digits.wgsl"));
     m
 }
 
@@ -505,23 +554,31 @@ pub fn msm_scalars(f: FieldModule) -> Composed {
 pub const NTT_ENTRY_POINTS: &[&str] = &["ntt_pass"];
 
 /// Radix-2^k NTT passes (`shaders/kernels/ntt.wgsl`) over the scalar field `f` (`Fr` only: the
-/// kernel moves 8-word packed elements).
-pub fn ntt(f: FieldModule) -> Composed {
-    let mut m = over_field(f, "ntt", fragment!("kernels/ntt.wgsl"), NTT_ENTRY_POINTS);
+/// kernel moves 8-word packed elements) in `arith`.
+pub fn ntt(f: FieldModule, arith: Arith) -> Composed {
+    let mut m = over_field(
+        f,
+        arith,
+        "ntt",
+        fragment("kernels/ntt.wgsl"),
+        NTT_ENTRY_POINTS,
+    );
     let kernel = m.parts.len() - 1;
-    m.parts.splice(kernel..kernel, lazy_parts(f));
+    m.parts.splice(kernel..kernel, lazy_parts(f, arith));
     m
 }
 
 /// Entry points of the elementwise witness-map module.
 pub const NTT_ELEMENTWISE_ENTRY_POINTS: &[&str] = &["ntt_elementwise"];
 
-/// Elementwise kernels of the witness map (`shaders/kernels/ntt_elementwise.wgsl`) over `f`.
-pub fn ntt_elementwise(f: FieldModule) -> Composed {
+/// Elementwise kernels of the witness map (`shaders/kernels/ntt_elementwise.wgsl`) over `f`
+/// in `arith`.
+pub fn ntt_elementwise(f: FieldModule, arith: Arith) -> Composed {
     over_field(
         f,
+        arith,
         "ntt_elementwise",
-        fragment!("kernels/ntt_elementwise.wgsl"),
+        fragment("kernels/ntt_elementwise.wgsl"),
         NTT_ELEMENTWISE_ENTRY_POINTS,
     )
 }
@@ -533,16 +590,59 @@ pub const NTT_FIELDS: [FieldModule; 3] = [
     FieldModule::Bn254Fr,
 ];
 
-/// Every shipped module: what `build.rs` validates.
+/// Entry points of the arithmetic check module.
+pub const ARITH_CHECK_ENTRY_POINTS: &[&str] = &["arith_mul_chain"];
+
+/// Entry points of the arithmetic check module of the `f64` arithmetic.
+pub const ARITH_CHECK_F64_ENTRY_POINTS: &[&str] = &["arith_mul_chain", "arith_fma"];
+
+/// The known-answer check and rate probe of arithmetic `arith` over the prime field `f`
+/// (`shaders/kernels/arith_check.wgsl`; for `f64` also `arith_check_f64.wgsl`, whether `fma`
+/// is fused): also the `arith field` benchmark's chains over packed words.
+pub fn arith_check(f: FieldModule, arith: Arith) -> Composed {
+    let mut m = over_field(
+        f,
+        arith,
+        "arith_check",
+        fragment("kernels/arith_check.wgsl"),
+        ARITH_CHECK_ENTRY_POINTS,
+    );
+    if arith == Arith::F64 {
+        m.parts.push(fragment("kernels/arith_check_f64.wgsl"));
+        m.entry_points = ARITH_CHECK_F64_ENTRY_POINTS;
+    }
+    m
+}
+
+/// The field the arithmetics are checked and their rates measured on: the MSM's heaviest.
+pub const ARITH_CHECK_FIELD: FieldModule = FieldModule::Bls12_381Fq;
+
+/// Every shipped module, in every arithmetic: what `build.rs` validates.
 pub fn all() -> Vec<Composed> {
-    let mut v: Vec<Composed> = FieldModule::ALL.iter().map(|&f| field_library(f)).collect();
-    v.extend(FieldModule::ALL.iter().map(|&f| field_ops(f)));
-    v.extend(Group::ALL.iter().map(|&c| curve_vm(c)));
-    v.push(msm_buckets());
-    v.extend(NTT_FIELDS.iter().map(|&f| msm_scalars(f)));
-    v.extend(Group::ALL.iter().map(|&c| msm_accumulate(c)));
-    v.extend(Group::ALL.iter().map(|&c| msm_accumulate_split(c)));
-    v.extend(NTT_FIELDS.iter().map(|&f| ntt(f)));
-    v.extend(NTT_FIELDS.iter().map(|&f| ntt_elementwise(f)));
+    let mut v = vec![msm_buckets()];
+    for arith in Arith::ALL {
+        v.extend(FieldModule::ALL.iter().map(|&f| field_library(f, arith)));
+        v.extend(FieldModule::ALL.iter().map(|&f| field_ops(f, arith)));
+        v.extend(Group::ALL.iter().map(|&c| curve_vm(c, arith)));
+        v.extend(
+            Group::ALL
+                .iter()
+                .filter_map(|c| c.scalar_field())
+                .map(|f| msm_scalars(f, arith)),
+        );
+        v.extend(Group::ALL.iter().map(|&c| msm_accumulate(c, arith)));
+        v.extend(Group::ALL.iter().map(|&c| msm_accumulate_split(c, arith)));
+        v.extend(NTT_FIELDS.iter().map(|&f| ntt(f, arith)));
+        v.extend(NTT_FIELDS.iter().map(|&f| ntt_elementwise(f, arith)));
+        v.extend(
+            FieldModule::ALL
+                .iter()
+                .filter(|f| f.is_prime())
+                .map(|&f| arith_check(f, arith)),
+        );
+    }
+    // A scalar field shared by several groups is composed once.
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|m| seen.insert(m.name.clone()));
     v
 }

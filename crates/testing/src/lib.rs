@@ -15,7 +15,7 @@ use ark_std::UniformRand;
 use ark_std::rand::Rng;
 use rayon::prelude::*;
 use zkgpu_curves::GpuCurve;
-use zkgpu_runtime::{ContextOptions, DeviceChoice, DeviceSet, GpuContext};
+use zkgpu_runtime::{Arith, ArithChoice, ContextOptions, DeviceChoice, DeviceSet, GpuContext};
 
 /// A new context from the environment; panics with the runtime's error (and its hint) when
 /// there is no adapter.
@@ -32,6 +32,40 @@ pub fn shared_context() -> &'static GpuContext {
         eprintln!("adapter: {} ({:?})", c.info().name, c.info().backend);
         c
     })
+}
+
+/// A context from the environment that multiplies with `arith`, one per arithmetic shared by
+/// every test of this binary (the portable one is [`shared_context`]); panics where the
+/// device cannot run `arith` (lavapipe runs `int64`, not `f64`: its `fma` is not fused).
+pub fn arith_context(arith: Arith) -> &'static GpuContext {
+    static CTX: [OnceLock<GpuContext>; 3] = [const { OnceLock::new() }; 3];
+    if arith == Arith::Portable {
+        return shared_context();
+    }
+    let slot = Arith::ALL
+        .iter()
+        .position(|&a| a == arith)
+        .expect("an arithmetic");
+    CTX[slot].get_or_init(|| {
+        let opts = ContextOptions {
+            arith: ArithChoice::Fixed(arith),
+            ..ContextOptions::from_env().unwrap_or_else(|e| panic!("{e}"))
+        };
+        GpuContext::new_blocking(opts).unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+/// The arithmetics the GPU tests run in: the portable one and `int64`, which lavapipe (CI)
+/// runs exactly; `f64` is refused there (tests of the runtime check that) and runs in these
+/// tests on a device whose check it passes (`ZKGPU_TEST_ARITHS=portable,int64,f64`).
+pub fn test_ariths() -> Vec<Arith> {
+    match std::env::var("ZKGPU_TEST_ARITHS") {
+        Ok(list) if !list.is_empty() => list
+            .split(',')
+            .map(|n| Arith::from_name(n.trim()).unwrap_or_else(|| panic!("unknown arithmetic {n}")))
+            .collect(),
+        _ => vec![Arith::Portable, Arith::Int64],
+    }
 }
 
 /// Two contexts on the same adapter, shared by every test of this binary: for tests of what

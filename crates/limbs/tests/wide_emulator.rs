@@ -1,0 +1,145 @@
+//! The 64-bit arithmetics' programs, run by the CPU emulator (IEEE `f64` with the fused
+//! `mul_add`, wrapping `u64` with exact values checked where read), against ark-ff and
+//! against `a b R^-1 mod p` at the ends of every accepted input range.
+
+#![allow(clippy::unwrap_used)]
+
+use ark_ff::{Field, PrimeField, UniformRand};
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use num_bigint::BigUint;
+use num_traits::One;
+use zkgpu_limbs::{Arith, KnownField, LimbEncode, decode, encode, pack_limbs};
+
+fn packed(f: KnownField, limbs: &[u32]) -> Vec<u32> {
+    let mut w = vec![0u32; f.params().packed_words()];
+    pack_limbs(limbs, &mut w);
+    w
+}
+
+/// `wmul` and `wmul_packed` of arkworks elements, decoded, against arkworks' product.
+fn check_ark<F: PrimeField + LimbEncode>(f: KnownField, seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut vals = vec![
+        F::zero(),
+        F::one(),
+        -F::one(),
+        F::from(2u64),
+        -F::from(2u64),
+    ];
+    vals.extend((0..60).map(|_| F::rand(&mut rng)));
+    for arith in Arith::WIDE {
+        let e = f.wide_emulator(arith).unwrap();
+        for (i, &a) in vals.iter().enumerate() {
+            let b = vals[(i * 7 + 3) % vals.len()];
+            let (ea, eb) = (encode(&a), encode(&b));
+            let out = e.run("mul", &[&ea, &eb]).unwrap_or_else(|x| panic!("{x}"));
+            assert_eq!(decode::<F>(&out).unwrap(), a * b, "{f:?} {arith} mul");
+            let out = e
+                .run("mul_packed", &[&packed(f, &ea), &packed(f, &eb)])
+                .unwrap_or_else(|x| panic!("{x}"));
+            assert_eq!(out, packed(f, &encode(&(a * b))), "{f:?} {arith} packed");
+            let sq = e.run("mul", &[&ea, &ea]).unwrap();
+            assert_eq!(decode::<F>(&sq).unwrap(), a.square());
+        }
+    }
+}
+
+#[test]
+fn bls12_381_fq() {
+    check_ark::<ark_bls12_381::Fq>(KnownField::Bls12_381Fq, 1);
+}
+#[test]
+fn bls12_381_fr() {
+    check_ark::<ark_bls12_381::Fr>(KnownField::Bls12_381Fr, 2);
+}
+#[test]
+fn bls12_377_fq() {
+    check_ark::<ark_bls12_377::Fq>(KnownField::Bls12_377Fq, 3);
+}
+#[test]
+fn bls12_377_fr() {
+    check_ark::<ark_bls12_377::Fr>(KnownField::Bls12_377Fr, 4);
+}
+#[test]
+fn bn254_fq() {
+    check_ark::<ark_bn254::Fq>(KnownField::Bn254Fq, 5);
+}
+#[test]
+fn bn254_fr() {
+    check_ark::<ark_bn254::Fr>(KnownField::Bn254Fr, 6);
+}
+#[test]
+fn ed_on_bls12_377_fr() {
+    check_ark::<ark_ed_on_bls12_377::Fr>(KnownField::EdOnBls12_377Fr, 7);
+}
+
+/// Values below `bound` that stress the limbs: zero, one, the bound less one, every
+/// `2^t - 1` below it (all low limbs saturated in every layout), and pseudo-random ones.
+fn stress_values(bound: &BigUint, seed: u64) -> Vec<BigUint> {
+    let mut v = vec![BigUint::from(0u32), BigUint::one(), bound - 1u32];
+    let bits = bound.bits();
+    v.extend((1..bits).map(|t| (BigUint::one() << t) - 1u32));
+    let mut rng = StdRng::seed_from_u64(seed);
+    v.extend((0..40).map(|_| {
+        let x = ark_bls12_381::Fq::rand(&mut rng).into_bigint();
+        let y = ark_bls12_381::Fq::rand(&mut rng).into_bigint();
+        let wide = (BigUint::from_bytes_le(&ark_ff::BigInteger::to_bytes_le(&x)) << 384u32)
+            + BigUint::from_bytes_le(&ark_ff::BigInteger::to_bytes_le(&y));
+        wide % bound
+    }));
+    v
+}
+
+/// Every function at the ends of its range: `wmul`/`wmul_packed` with both inputs below `2p`
+/// (canonical out), `wmul_lazy` with `a < 4p` and `b < 2p` (out below `2p`), all equal to
+/// `a b R^-1 mod p`.
+#[test]
+fn ranges_and_saturated_limbs() {
+    for f in KnownField::ALL {
+        let p = f.params();
+        let r_inv = p.r().modinv(&p.modulus).unwrap();
+        let expect = |a: &BigUint, b: &BigUint| (a * b * &r_inv) % &p.modulus;
+        let twice = &p.modulus * 2u32;
+        let four = &p.modulus * 4u32;
+        let xs = stress_values(&twice, 11);
+        let ys = stress_values(&four, 12);
+        for arith in Arith::WIDE {
+            let e = f.wide_emulator(arith).unwrap();
+            for (i, a) in xs.iter().enumerate() {
+                let b = &xs[(i * 5 + 1) % xs.len()];
+                let (la, lb) = (p.to_limbs(a), p.to_limbs(b));
+                let out = e.run("mul", &[&la, &lb]).unwrap_or_else(|x| panic!("{x}"));
+                assert_eq!(p.from_limbs(&out), expect(a, b), "{} {arith}", p.name);
+                let out = e
+                    .run("mul_packed", &[&packed(f, &la), &packed(f, &lb)])
+                    .unwrap_or_else(|x| panic!("{x}"));
+                assert_eq!(out, packed(f, &p.to_limbs(&expect(a, b))));
+                if f.has_lazy_module() {
+                    let a4 = &ys[i % ys.len()];
+                    let out = e
+                        .run("mul_lazy", &[&p.to_limbs(a4), &lb])
+                        .unwrap_or_else(|x| panic!("{x}"));
+                    let v = p.from_limbs(&out);
+                    assert!(v < twice, "{} {arith} lazy range", p.name);
+                    assert!(out.iter().all(|&l| l < 1 << 13));
+                    assert_eq!(v % &p.modulus, expect(a4, b));
+                }
+            }
+        }
+    }
+}
+
+/// The `f64` split is exact only with a fused `fma`: the same program with `fma` rounded
+/// twice gives wrong products (what the known-answer check on a device catches).
+#[test]
+fn f64_needs_the_fused_fma() {
+    let f = KnownField::Bls12_381Fq;
+    let e = f.wide_emulator(Arith::F64).unwrap();
+    let prog = e.program("mul").unwrap();
+    let (p, a) = (f.params(), ark_bls12_381::Fq::from(3u64).inverse().unwrap());
+    let ea = encode(&a);
+    let fused = prog.eval(&[&ea, &ea]).unwrap();
+    let unfused = prog.eval_unfused(&[&ea, &ea]);
+    assert_eq!(decode::<ark_bls12_381::Fq>(&fused).unwrap(), a * a);
+    assert_ne!(unfused.ok(), Some(fused), "{}", p.name);
+}
