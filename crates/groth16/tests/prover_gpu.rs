@@ -219,3 +219,40 @@ fn bls12_377_bad_input() {
 fn bn254_bad_input() {
     bad_input::<ark_bn254::Bn254>(18);
 }
+
+/// Proofs equal to ark-groth16's with every kernel in a 64-bit arithmetic of the run
+/// (`zkgpu_testing::test_ariths`: `int64` on lavapipe), every pairing.
+fn wide_proofs_equal_arkworks<E: GpuPairing>(seed: u64) {
+    for a in zkgpu_testing::test_ariths() {
+        if a == zkgpu_runtime::Arith::Portable {
+            continue;
+        }
+        let ctx = zkgpu_testing::arith_context(a);
+        assert_eq!(ctx.arith(), a);
+        let prover = GpuProver::<E>::new(ctx).unwrap();
+        let mut rng = StdRng::seed_from_u64(seed);
+        let circuit = Chain::new(
+            E::ScalarField::rand(&mut rng),
+            62,
+            vec![E::ScalarField::from(3u64)],
+        );
+        let pk = setup::<E>(&circuit, &mut rng);
+        let prepared = prover.prepare(&pk).unwrap();
+        let (r, s) = (
+            E::ScalarField::rand(&mut rng),
+            E::ScalarField::rand(&mut rng),
+        );
+        let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
+        let (got, _) = prover
+            .prove_with_randomness(&prepared, circuit.clone(), r, s)
+            .unwrap();
+        assert!(got == want, "{a}: GPU proof differs from ark-groth16's");
+    }
+}
+
+#[test]
+fn wide_arithmetic_proofs_equal_arkworks() {
+    wide_proofs_equal_arkworks::<ark_bls12_381::Bls12_381>(21);
+    wide_proofs_equal_arkworks::<ark_bls12_377::Bls12_377>(22);
+    wide_proofs_equal_arkworks::<ark_bn254::Bn254>(23);
+}

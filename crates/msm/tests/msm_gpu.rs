@@ -5,8 +5,8 @@
 #![allow(clippy::unwrap_used)]
 
 use zkgpu_msm::{MsmOutput, MsmRequest};
-use zkgpu_runtime::BlockOn;
-use zkgpu_testing::shared_context as ctx;
+use zkgpu_runtime::{Arith, BlockOn, GpuContext};
+use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths};
 
 use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::{BigInteger, Field, One, PrimeField, UniformRand, Zero};
@@ -70,11 +70,11 @@ where
     <C::Projective as VariableBaseMSM>::msm_unchecked(&bases[..m], &scalars[..m])
 }
 
-fn check_sizes<C: GpuCurve>(sizes: &[usize])
+fn check_sizes<C: GpuCurve>(ctx: &GpuContext, sizes: &[usize])
 where
     C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
 {
-    let msm = GpuMsm::<C>::new(ctx()).unwrap();
+    let msm = GpuMsm::<C>::new(ctx).unwrap();
     let mut rng = rng_for::<C>("sizes");
     for &n in sizes {
         let bases = random_bases::<C>(n, &mut rng);
@@ -89,11 +89,11 @@ where
     );
 }
 
-fn check_distributions<C: GpuCurve>()
+fn check_distributions<C: GpuCurve>(ctx: &GpuContext)
 where
     C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
 {
-    let msm = GpuMsm::<C>::new(ctx()).unwrap();
+    let msm = GpuMsm::<C>::new(ctx).unwrap();
     let mut rng = rng_for::<C>("distributions");
     let n = 64;
     let bases = random_bases::<C>(n, &mut rng);
@@ -404,12 +404,12 @@ where
 /// (the split accumulation reads both parts; docs/msm.md "Limits"): plain and folded, edge
 /// bases and mixed scalars, scalars ending in the second part, at the boundary and in the
 /// first, against arkworks; `MsmTimings::runs` says which way each ran.
-fn check_two_parts<C: GpuCurve>()
+fn check_two_parts<C: GpuCurve>(ctx: &GpuContext)
 where
     C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
 {
-    let msm = GpuMsm::<C>::new(ctx()).unwrap().with_max_part(24);
-    let split = ctx().limits().max_storage_buffers_per_shader_stage >= 8;
+    let msm = GpuMsm::<C>::new(ctx).unwrap().with_max_part(24);
+    let split = ctx.limits().max_storage_buffers_per_shader_stage >= 8;
     let mut rng = rng_for::<C>("two parts");
     let n = 41;
     let bases = edge_bases::<C>(n, &mut rng);
@@ -1090,11 +1090,24 @@ macro_rules! msm_tests {
             type C = zkgpu_curves::$curve;
             #[test]
             fn sizes_match_arkworks() {
-                check_sizes::<C>(sizes::<C>());
+                check_sizes::<C>(ctx(), sizes::<C>());
             }
             #[test]
             fn distributions_match_arkworks() {
-                check_distributions::<C>();
+                check_distributions::<C>(ctx());
+            }
+            /// The MSM's kernels in the 64-bit arithmetics of the run: sizes, scalar and
+            /// base distributions, and two parts as one MSM (plain and folded bases).
+            #[test]
+            fn wide_arithmetics_match_arkworks() {
+                for a in test_ariths().into_iter().filter(|&a| a != Arith::Portable) {
+                    eprintln!("{a}");
+                    let ctx = arith_context(a);
+                    assert_eq!(GpuMsm::<C>::new(ctx).unwrap().arith(), a);
+                    check_sizes::<C>(ctx, &sizes::<C>()[..7]);
+                    check_distributions::<C>(ctx);
+                    check_two_parts::<C>(ctx);
+                }
             }
             #[test]
             fn windows_and_length_semantics() {
@@ -1106,7 +1119,7 @@ macro_rules! msm_tests {
             }
             #[test]
             fn two_parts_as_one_msm() {
-                check_two_parts::<C>();
+                check_two_parts::<C>(ctx());
             }
             #[test]
             fn narrow_scalars() {

@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use zkgpu_runtime::BlockOn;
-use zkgpu_testing::shared_context as ctx;
+use zkgpu_runtime::{Arith, BlockOn, GpuContext};
+use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths};
 
 use ark_ff::{FftField, Field, UniformRand, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
@@ -45,7 +45,11 @@ fn domains<F: NttField>(log_n: u32) -> Vec<(&'static str, Radix2EvaluationDomain
 }
 
 fn check_sizes<F: NttField>(max_log: u32, seed: u64) {
-    let ntt = GpuNtt::<F>::new(ctx());
+    check_sizes_on::<F>(ctx(), max_log, seed);
+}
+
+fn check_sizes_on<F: NttField>(ctx: &GpuContext, max_log: u32, seed: u64) {
+    let ntt = GpuNtt::<F>::new(ctx);
     let mut rng = rng(seed);
     for log_n in 0..=max_log {
         let n = 1usize << log_n;
@@ -79,6 +83,20 @@ fn bls12_377_fr_every_size() {
 #[test]
 fn bn254_fr_every_size() {
     check_sizes::<ark_bn254::Fr>(13, 3);
+}
+
+/// The transforms and elementwise kernels in the 64-bit arithmetics of the run, every field.
+#[test]
+fn wide_arithmetics_match_arkworks() {
+    for a in test_ariths().into_iter().filter(|&a| a != Arith::Portable) {
+        eprintln!("{a}");
+        let ctx = arith_context(a);
+        check_sizes_on::<ark_bls12_381::Fr>(ctx, 10, 11);
+        check_sizes_on::<ark_bls12_377::Fr>(ctx, 10, 12);
+        check_sizes_on::<ark_bn254::Fr>(ctx, 10, 13);
+        check_batches(GpuNtt::<ark_bls12_381::Fr>::new(ctx), 14);
+        check_batches(GpuNtt::<ark_bn254::Fr>::new(ctx), 15);
+    }
 }
 
 #[test]
