@@ -59,6 +59,8 @@ pub enum W {
     Sub64(Box<W>, Box<W>),
     /// The 64-bit product of two `u32`.
     MulWide(Box<W>, Box<W>),
+    /// `u64` `l * r` modulo `2^64` of exact non-negative values (only its low bits are used).
+    MulLo64(Box<W>, Box<W>),
     /// `u64` logical `e >> k`: the exact value must be in `[0, 2^64)`.
     Shr64(Box<W>, u32),
     /// `u64` arithmetic `e >> k` (through `i64`): the exact value must be in `[-2^63, 2^63)`.
@@ -99,6 +101,7 @@ impl W {
     ctor!(add64, Add64, l, r);
     ctor!(sub64, Sub64, l, r);
     ctor!(mul_wide, MulWide, l, r);
+    ctor!(mul_lo64, MulLo64, l, r);
     ctor!(or64, Or64, l, r);
     ctor!(fma, Fma, a, b, c);
     ctor!(fsub, FSub, l, r);
@@ -157,6 +160,7 @@ impl W {
             | W::Add64(..)
             | W::Sub64(..)
             | W::MulWide(..)
+            | W::MulLo64(..)
             | W::Shr64(..)
             | W::Sar64(..)
             | W::Shl64(..)
@@ -310,7 +314,7 @@ impl WideProgram {
                     walk(l, c);
                     walk(r, c);
                 }
-                W::MulWide(l, r) => {
+                W::MulWide(l, r) | W::MulLo64(l, r) => {
                     c.1 += 1;
                     walk(l, c);
                     walk(r, c);
@@ -458,6 +462,11 @@ impl WideProgram {
                 Val::U64(l.0.wrapping_sub(r.0), l.1 - r.1)
             }
             W::MulWide(l, r) => exact64(i128::from(u32_of(l)?) * i128::from(u32_of(r)?)),
+            W::MulLo64(l, r) => {
+                let l = in_u64(u64_of(l)?, "multiplication")?;
+                let r = in_u64(u64_of(r)?, "multiplication")?;
+                exact64(i128::from(l.wrapping_mul(r)))
+            }
             W::Shr64(x, k) => exact64(i128::from(in_u64(u64_of(x)?, "shift")? >> k)),
             W::Sar64(x, k) => {
                 let (w, exact) = u64_of(x)?;
@@ -585,7 +594,7 @@ impl WideProgram {
             W::Arg(k, i) => format!("{}[{i}]", arg_name(*k as usize)),
             W::Add32(l, r) | W::Add64(l, r) => format!("{} + {}", self.sum_left(l), o(r)),
             W::Sub64(l, r) => format!("{} - {}", self.sum_left(l), o(r)),
-            W::MulLo32(l, r) => format!("{} * {}", o(l), o(r)),
+            W::MulLo32(l, r) | W::MulLo64(l, r) => format!("{} * {}", o(l), o(r)),
             W::MulWide(l, r) => format!("u64({}) * u64({})", self.expr(l), self.expr(r)),
             W::Shr32(x, k) => format!("{} >> {k}u", o(x)),
             W::Shl32(x, k) => format!("{} << {k}u", o(x)),

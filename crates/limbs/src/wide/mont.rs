@@ -170,28 +170,12 @@ impl<'a> Gen<'a> {
                 W::mul_lo32(W::lo32(col), W::U32(l.minv as u32)),
                 l.mask() as u32,
             ),
-            Some(s) => {
-                let x = self
-                    .b
-                    .bind(format!("x{i}"), to_f64(W::and64(col, l.mask())));
-                let minv = W::F64(l.minv as f64);
-                let hi = self.b.bind(
-                    format!("mh{i}"),
-                    W::fma(x.clone(), minv.clone(), W::F64(s.c1)),
-                );
-                // The low part's bits are bits(2^52) + 2^51 + L: L mod 2^w is m.
-                let low_bits = match s.c2 {
-                    Some(c2) => W::to_bits(W::fma(x, minv, W::fsub(W::F64(c2), hi))),
-                    None => W::add64(
-                        W::to_bits(W::fsub(
-                            W::fma(x, minv, W::fsub(W::F64(s.c1), hi)),
-                            W::F64(-1.5 * TWO_52),
-                        )),
-                        W::I64(1 << 51),
-                    ),
-                };
-                to_f64(W::and64(low_bits, l.mask()))
-            }
+            // The low w bits of the column times -p^-1, modulo 2^w: the low half of one u64
+            // product, then as an f64.
+            Some(_) => to_f64(W::and64(
+                W::mul_lo64(W::and64(col, l.mask()), W::I64(i128::from(l.minv))),
+                l.mask(),
+            )),
         };
         self.b.bind(format!("m{i}"), m)
     }
