@@ -1073,6 +1073,50 @@ fn bls12_377_g1_exceptions_are_caught() {
     ));
 }
 
+/// Bases prepared (plain and folded) by an engine of one arithmetic serve an engine of another
+/// on the same context: every arithmetic keeps the portable Montgomery form, so stored bases
+/// are the same bytes whichever made them.
+fn check_bases_across_arithmetics<C: GpuCurve>(ctx: &GpuContext)
+where
+    C::Projective: VariableBaseMSM<MulBase = C::Affine, ScalarField = C::Scalar>,
+{
+    let wide = GpuMsm::<C>::new(ctx).unwrap();
+    let portable = GpuMsm::<C>::new(ctx)
+        .unwrap()
+        .with_arith(Arith::Portable)
+        .unwrap();
+    let mut rng = rng_for::<C>("across arithmetics");
+    let n = 40;
+    let bases = edge_bases::<C>(n, &mut rng);
+    let scalars = mixed_scalars::<C>(n, 7, &mut rng);
+    let want = ark_msm::<C>(&bases, &scalars);
+    let fold = Fold {
+        folds: 3,
+        window_bits: Some(5),
+    };
+    for (made, used) in [(&portable, &wide), (&wide, &portable)] {
+        let plain = made.prepare(&bases).unwrap();
+        let folded = made
+            .prepare_sets_folded(&[&bases], fold)
+            .block_on()
+            .unwrap();
+        for prepared in [&plain, &folded] {
+            let out = used
+                .run(MsmRequest::new(prepared, &scalars))
+                .block_on()
+                .unwrap();
+            assert_eq!(
+                out.sum().unwrap(),
+                want,
+                "{} {} -> {}",
+                C::ID,
+                made.arith(),
+                used.arith()
+            );
+        }
+    }
+}
+
 /// The sizes `check_sizes` runs: around the bucket and chunk edges, fewer for G2 (slow on a
 /// software adapter).
 fn sizes<C: GpuCurve>() -> &'static [usize] {
@@ -1107,6 +1151,7 @@ macro_rules! msm_tests {
                     check_sizes::<C>(ctx, &sizes::<C>()[..7]);
                     check_distributions::<C>(ctx);
                     check_two_parts::<C>(ctx);
+                    check_bases_across_arithmetics::<C>(ctx);
                 }
             }
             #[test]
