@@ -16,8 +16,10 @@ use zkgpu_runtime::GpuContext;
 
 #[path = "msm_devices.rs"]
 mod devices;
+#[path = "msm_plan.rs"]
+mod plan;
 
-type BoxError = Box<dyn std::error::Error>;
+pub(crate) type BoxError = Box<dyn std::error::Error>;
 
 /// A group by its name (`zkgpu_curves::Group::name`), for clap.
 pub fn parse_group(name: &str) -> Result<Group, String> {
@@ -31,10 +33,15 @@ pub enum Distribution {
     Uniform,
     /// 0/1-heavy, like real circuits' witnesses: 80% zero or one, the rest uniform.
     Skewed,
+    /// Every scalar the same uniform value (a constant column): every point in one bucket of
+    /// each window.
+    Equal,
+    /// 16 distinct uniform values, repeated (a witness with few distinct values).
+    Few,
 }
 
 /// Arguments of `zkgpu msm`.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 pub struct MsmArgs {
     /// The group.
     #[arg(long, value_parser = parse_group, default_value = "bls12-381-g1")]
@@ -78,9 +85,8 @@ pub struct MsmArgs {
     #[arg(long, default_value_t = 1)]
     sets: usize,
     /// Fold the windows: store this many window multiples of every base
-    /// (`GpuMsm::prepare_sets_folded`), so fewer bucket windows are reduced; 0 picks the most
-    /// with which the MSM still runs as one (`GpuMsm::folds_in_one_msm`: one part, or two
-    /// where the device runs two parts as one MSM); 1 stores the bases only.
+    /// (`GpuMsm::prepare_sets_folded`), so fewer bucket windows are reduced; 0 lets the
+    /// planner choose levels and width (`GpuMsm::plan`); 1 stores the bases only.
     #[arg(long, default_value_t = 1)]
     folds: u32,
     /// Untimed MSMs for at least this long before the timed runs, so that they run at the
@@ -99,6 +105,16 @@ pub struct MsmArgs {
     /// them or their pipelines.
     #[arg(long)]
     max_part: Option<usize>,
+    /// Print the planner's candidate layouts with their predicted times (the cost model
+    /// measured first, `GpuMsm::calibrate`), and measure the plain, the chosen and the next
+    /// best ones.
+    #[arg(long)]
+    plan: bool,
+    /// Where the pipeline cache and the planner's measured cost model are kept
+    /// (`pipelines/` below it) [default: `$ZKGPU_CACHE`, else ~/.cache/zkgpu;
+    /// `ZKGPU_PIPELINE_CACHE` names the pipeline cache itself].
+    #[arg(long)]
+    cache_dir: Option<std::path::PathBuf>,
 }
 
 /// The engine the flags ask for.
@@ -128,15 +144,13 @@ fn prepare_folded<C: GpuCurve>(
     sets: &[&[C::Affine]],
     args: &MsmArgs,
 ) -> Result<zkgpu_msm::PreparedBases<C>, zkgpu_msm::MsmError> {
-    let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
-    let folds = match args.folds {
-        0 => msm.folds_in_one_msm(len, sets.len()),
-        f => f,
-    };
+    if args.folds == 0 {
+        return msm.prepare_sets_planned(sets).block_on();
+    }
     msm.prepare_sets_folded(
         sets,
         Fold {
-            folds,
+            folds: args.folds,
             window_bits: args.window_bits,
         },
     )
@@ -196,9 +210,12 @@ fn scalars_of<C: GpuCurve>(
             C::Scalar::from_bigint(limbs).unwrap_or_default()
         }
     };
+    let few: Vec<C::Scalar> = (0..16).map(|_| uniform(rng)).collect();
     Ok((0..n)
         .map(|_| match args.distribution {
             Distribution::Uniform => uniform(rng),
+            Distribution::Equal => few[0],
+            Distribution::Few => few[rng.gen_range(0..few.len())],
             Distribution::Skewed => {
                 if rng.gen_bool(0.8) {
                     C::Scalar::from(rng.gen_range(0..2u64))
@@ -214,7 +231,7 @@ fn scalars_of<C: GpuCurve>(
 /// MSMs, then `--runs` pairs of runs: one end to end without timestamp queries (what users
 /// call), one with the stage profile. The result, and the median run's wall time and
 /// profile.
-fn timed_runs<C: GpuCurve>(
+pub(crate) fn timed_runs<C: GpuCurve>(
     msm: &GpuMsm<C>,
     prepared: &zkgpu_msm::PreparedBases<C>,
     scalars: &[C::Scalar],
@@ -251,7 +268,7 @@ fn timed_runs<C: GpuCurve>(
 }
 
 /// arkworks' MSM of each base set with `scalars`, and its seconds.
-fn arkworks<C: GpuCurve>(
+pub(crate) fn arkworks<C: GpuCurve>(
     sets: &[&[C::Affine]],
     scalars: &[C::Scalar],
 ) -> Result<(Vec<C::Projective>, f64), BoxError>
@@ -299,6 +316,9 @@ where
         return run_sets::<C>(ctx, args, bases, &scalars);
     }
     let msm = engine::<C>(ctx, args)?;
+    if args.plan {
+        return plan::run_plan(&msm, &bases, &scalars, args);
+    }
     eprintln!("preparing bases ...");
     let t = Instant::now();
     let prepared = prepare_folded(&msm, &[&bases], args)?;
@@ -492,8 +512,11 @@ pub fn run(args: &MsmArgs) -> Result<(), BoxError> {
         let set = zkgpu_runtime::DeviceSet::open_blocking(opts, choice)?;
         zkgpu_curves::with_group!(args.curve, C => devices::run_split::<C>(&set, args))?
     } else {
-        let ctx = GpuContext::from_env_blocking()?;
-        zkgpu_curves::with_group!(args.curve, C => run_one::<C>(&ctx, args))?
+        let dir = crate::prove_keys::cache_dir(args.cache_dir.as_deref());
+        let ctx = GpuContext::new_blocking(crate::prove_keys::context_options(dir.as_deref())?)?;
+        let ok = zkgpu_curves::with_group!(args.curve, C => run_one::<C>(&ctx, args))?;
+        ctx.save_pipeline_cache()?;
+        ok
     };
     if ok {
         Ok(())

@@ -11,6 +11,9 @@ use rayon::prelude::*;
 use zkgpu_ntt::{Direction, GpuNtt, NttField};
 use zkgpu_runtime::GpuContext;
 
+#[path = "ntt_first.rs"]
+mod first;
+
 /// The scalar fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FieldArg {
@@ -62,6 +65,19 @@ pub struct NttArgs {
     /// clock up; `--back-to-back` timed runs (at least 3) [default: 0, off].
     #[arg(long, default_value_t = 0)]
     batch: usize,
+    /// Where the pipeline cache is kept (`pipelines/` below it) [default: `$ZKGPU_CACHE`, else
+    /// ~/.cache/zkgpu; `ZKGPU_PIPELINE_CACHE` names the pipeline cache itself].
+    #[arg(long)]
+    cache_dir: Option<std::path::PathBuf>,
+    /// Instead of the tables above: the first `fft` of each size in a fresh context (as in a
+    /// new process, the pipeline cache warm) against the warm figure, and after
+    /// `GpuNtt::prepare`.
+    #[arg(long)]
+    first_call: bool,
+    /// Keep the GPU busy this long before the timed runs (`GpuNtt::warm_clock`), so that they
+    /// start at the working clock [default: 0, off].
+    #[arg(long, default_value_t = 0)]
+    clock_warmup_ms: u64,
 }
 
 pub fn run(args: &NttArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -242,7 +258,17 @@ fn batch<F: NttField>(
 }
 
 fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = GpuContext::from_env_blocking()?;
+    let opts = crate::prove_keys::context_options(
+        crate::prove_keys::cache_dir(args.cache_dir.as_deref()).as_deref(),
+    )?;
+    if args.first_call {
+        return if first::run_first_call::<F>(&opts, &args.log_n, args.runs)? {
+            Ok(())
+        } else {
+            Err("a GPU result differs from ark-poly".into())
+        };
+    }
+    let ctx = GpuContext::new_blocking(opts)?;
     println!(
         "device: {} ({:?}); CPU: ark-poly on {} threads",
         ctx.info().name,
@@ -257,6 +283,11 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
         println!("pipeline {entry}: {:.3} s", s);
     }
     println!("pipelines total: {:.3} s", t.elapsed().as_secs_f64());
+    ctx.save_pipeline_cache()?;
+    if args.clock_warmup_ms > 0 {
+        ntt.warm_clock(std::time::Duration::from_millis(args.clock_warmup_ms))
+            .block_on()?;
+    }
     println!(
         "| field | n | transform | max pass bits, twists | GPU kernels ms | busy kernels ms | upload ms | download ms | GPU end to end ms | fft(&mut Vec) ms | ark-poly ms | ratio (kernels) | ratio (e2e) | check |"
     );

@@ -13,7 +13,7 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use zkgpu_circuits::{AnyCircuit, Family};
 use zkgpu_groth16::{GpuPairing, GpuProver, Lane, PreparedProvingKey, prove_stream_across};
-use zkgpu_runtime::{BlockOn, ContextOptions, DeviceChoice, DeviceSet, GpuContext};
+use zkgpu_runtime::{BlockOn, DeviceChoice, DeviceSet, GpuContext};
 
 use crate::prove_devices::other_lanes;
 use crate::prove_keys::{KeyFiles, cache_dir};
@@ -231,10 +231,7 @@ fn open_gpu<E: GpuPairing>(
     report: &mut Report,
 ) -> Result<(DeviceSet, GpuProver<E>), BoxError> {
     let step = Step::new("opening the GPU");
-    let mut opts = ContextOptions::from_env()?;
-    if opts.pipeline_cache_dir.is_none() {
-        opts.pipeline_cache_dir = dir.map(|d| d.join("pipelines"));
-    }
+    let opts = crate::prove_keys::context_options(dir)?;
     let set = match &args.devices {
         Some(choice) => DeviceSet::open_blocking(opts, choice)?,
         None => DeviceSet::from_contexts(vec![GpuContext::new_blocking(opts)?])?,

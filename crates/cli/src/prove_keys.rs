@@ -26,6 +26,19 @@ pub fn cache_dir(explicit: Option<&Path>) -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("zkgpu"))
 }
 
+/// Context options from the environment, with wgpu's pipeline cache (and what the engines
+/// measure on the device: the arithmetics' rates, the MSM planner's constants) kept under
+/// `dir/pipelines` unless `ZKGPU_PIPELINE_CACHE` names another directory.
+pub fn context_options(
+    dir: Option<&Path>,
+) -> Result<zkgpu_runtime::ContextOptions, zkgpu_runtime::GpuError> {
+    let mut opts = zkgpu_runtime::ContextOptions::from_env()?;
+    if opts.pipeline_cache_dir.is_none() {
+        opts.pipeline_cache_dir = dir.map(|d| d.join("pipelines"));
+    }
+    Ok(opts)
+}
+
 /// The files of one benchmark key: the arkworks key and its hash beside it.
 #[derive(Debug)]
 pub struct KeyFiles {

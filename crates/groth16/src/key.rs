@@ -187,17 +187,17 @@ fn check_key<E: Pairing>(pk: &ProvingKey<E>, qap: Qap) -> Result<(usize, usize),
     Ok((num_inputs, domain_size))
 }
 
-/// The fold levels for base sets of `msm` (1 when folding is off): the most that keep them
-/// in one storage binding ([`GpuMsm::folds_in_one_part`]).
+/// The layout of base sets of `msm`: the planner's choice ([`GpuMsm::plan`]), or plain bases
+/// when folding is off.
 fn fold_for<C: GpuCurve>(on: bool, msm: &GpuMsm<C>, sets: &[&[C::Affine]]) -> Fold {
     let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
-    Fold {
-        folds: if on {
-            msm.folds_in_one_part(len, sets.len())
-        } else {
-            1
-        },
-        window_bits: None,
+    if on {
+        msm.plan(len, sets.len()).fold()
+    } else {
+        Fold {
+            folds: 1,
+            window_bits: None,
+        }
     }
 }
 
@@ -276,7 +276,7 @@ impl<E: GpuPairing> GpuProver<E> {
             // more than the reduction saved (docs/PERFORMANCE.md).
             b_g2: self
                 .g2
-                .prepare_sets_folded(&b_g2, fold_for(false, &self.g2, &b_g2))
+                .prepare_sets_folded(&b_g2, fold_for(fold, &self.g2, &b_g2))
                 .await?,
             h: self
                 .g1

@@ -181,13 +181,13 @@ impl<E: GpuPairing> GpuProver<E> {
         self
     }
 
-    /// Whether [`GpuProver::prepare`] stores window multiples of the G1 bases (A, B in G1, L
-    /// and H): those MSMs then reduce fewer bucket windows (`zkgpu_msm::Fold`), at the cost
-    /// of the multiples' memory and of computing them once per key on the GPU. Each base
-    /// vector gets the most levels that keep it in one storage binding
-    /// ([`GpuMsm::folds_in_one_part`]). B in G2 is never folded. Default: on, except on a
-    /// software adapter (device type `Cpu`, e.g. lavapipe), where computing the multiples
-    /// costs more than they save.
+    /// Whether [`GpuProver::prepare`] may store window multiples of the bases (A, B in G1
+    /// and L together, B in G2, H): those MSMs then reduce fewer bucket windows
+    /// (`zkgpu_msm::Fold`), at the cost of the multiples' memory and of computing them once
+    /// per key on the GPU. Each base vector gets the layout the MSM planner chooses
+    /// ([`GpuMsm::plan`]: plain unless a folded one is predicted faster). Default: on, except
+    /// on a software adapter (device type `Cpu`, e.g. lavapipe), where computing the
+    /// multiples costs more than they save.
     pub fn with_folding(mut self, fold: bool) -> Self {
         self.fold = Some(fold);
         self

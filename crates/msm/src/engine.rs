@@ -42,6 +42,8 @@ pub struct GpuMsm<C: GpuCurve> {
     pub(crate) max_part: Option<usize>,
     /// Ranks a digit word holds where a test set them ([`GpuMsm::with_rank_cap`]).
     pub(crate) rank_cap: Option<u32>,
+    /// The planner's constants, once loaded or measured ([`GpuMsm::cost_model`]).
+    pub(crate) model: std::sync::Mutex<Option<crate::CostModel>>,
     pub(crate) _curve: std::marker::PhantomData<C>,
 }
 
@@ -71,6 +73,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             scratch: std::sync::Mutex::new(Vec::new()),
             max_part: None,
             rank_cap: None,
+            model: std::sync::Mutex::new(None),
             _curve: std::marker::PhantomData,
         })
     }

@@ -29,6 +29,8 @@ mod engine;
 #[cfg(not(target_arch = "wasm32"))]
 mod multi;
 mod params;
+mod plan;
+mod planner;
 mod record;
 mod request;
 mod scalars;
@@ -54,6 +56,7 @@ pub use digits::{signed_digits, window_count};
 pub use engine::GpuMsm;
 #[cfg(not(target_arch = "wasm32"))]
 pub use multi::{MultiMsm, MultiOutput, SplitBases};
+pub use plan::{Candidate, CostModel, Layout, MsmPlan, PLAN_MARGIN};
 pub use request::{MsmOutput, MsmRequest, MsmScalars};
 pub use scalars::{PreparedScalars, ScalarSlice};
 pub use stored::{BasesLayout, StoredFold};

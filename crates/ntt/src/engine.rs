@@ -170,6 +170,31 @@ impl<F: NttField> GpuNtt<F> {
         ])
     }
 
+    /// Prepares everything a transform over `domain` needs, both directions, so that the
+    /// first [`GpuNtt::fft`] / [`GpuNtt::ifft`] of it costs what later ones do: the pipelines
+    /// (compiled, or loaded from the context's persistent pipeline cache) and the twiddle
+    /// plans with their tables uploaded. A coset domain prepares its coset's transforms.
+    pub async fn prepare(&self, domain: &Radix2EvaluationDomain<F>) -> Result<()> {
+        self.warm_up().await?;
+        for dir in [Direction::Forward, Direction::Inverse] {
+            self.plan(domain, dir)?;
+        }
+        // One tiny transform through the same pipelines and a first upload and download:
+        // drivers finish some of a pipeline's work on its first dispatch.
+        let tiny = Radix2EvaluationDomain::<F>::new(2).ok_or(NttError::Size {
+            log_n: 1,
+            reason: "the field has no domain of 2 elements".into(),
+        })?;
+        let mut v = vec![F::zero(); 2];
+        self.fft(&tiny, &mut v).await
+    }
+
+    /// Keeps the GPU busy for `duration` so that the transforms after it start at the GPU's
+    /// working clock ([`GpuContext::warm_clock`]; costs `duration`).
+    pub async fn warm_clock(&self, duration: std::time::Duration) -> Result<()> {
+        Ok(self.ctx.warm_clock(duration).await?)
+    }
+
     pub(crate) fn plan(
         &self,
         domain: &Radix2EvaluationDomain<F>,

@@ -318,18 +318,31 @@ pub fn known_answer_vectors() -> (Vec<u32>, Vec<u32>, Vec<u32>) {
 }
 
 impl GpuContext {
-    /// The file of measured rates beside the pipeline cache: one per adapter and driver.
-    fn rates_file(&self) -> Option<std::path::PathBuf> {
+    /// A file named `{stem}-{adapter and driver}.txt` in the pipeline cache's directory, for
+    /// what was measured on this device and should outlive the process (the arithmetics'
+    /// rates, the MSM planner's constants); `None` where no directory is configured.
+    pub fn cache_file(&self, stem: &str) -> Option<std::path::PathBuf> {
         let dir = self.pipeline_cache_dir.as_ref()?;
         let i = &self.info;
         let key: String = format!(
-            "{:x}-{:x}-{:?}-{}-{}",
+            "{stem}-{:x}-{:x}-{:?}-{}-{}",
             i.vendor, i.device, i.backend, i.driver, i.driver_info
         )
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-        Some(dir.join(format!("arith-rates-{key}.txt")))
+        Some(dir.join(format!("{key}.txt")))
+    }
+
+    /// The file of measured rates beside the pipeline cache: one per adapter and driver.
+    fn rates_file(&self) -> Option<std::path::PathBuf> {
+        self.cache_file("arith-rates")
     }
 
     /// Rates measured by an earlier process on this adapter and driver (`name rate` lines).
@@ -365,5 +378,33 @@ impl GpuContext {
         if let Err(e) = written {
             tracing::warn!(path = %path.display(), "keeping the arithmetics' rates: {e}");
         }
+    }
+}
+
+impl GpuContext {
+    /// Keeps the GPU busy for `duration` with chains of field multiplications, so that the
+    /// work after it starts at the GPU's working clock: an idle GPU lowers its clock (the
+    /// H100 from 1980 to 345 MHz) and takes a few hundred milliseconds of work to raise it
+    /// again (docs/gpu.md). Costs `duration` of wall time and GPU time; opt-in (the prover
+    /// runs it beside its CPU work, `zkgpu msm` and `zkgpu ntt` before their timed runs).
+    pub async fn warm_clock(&self, duration: std::time::Duration) -> Result<()> {
+        let module = arith_check(ARITH_CHECK_FIELD, self.arith());
+        let (a, b, _) = known_answer_vectors();
+        let words = ARITH_CHECK_FIELD.packed_words() as usize;
+        let fill = |v: &[u32]| -> Vec<u32> {
+            v.chunks(words)
+                .cycle()
+                .take(PROBE_ELEMENTS as usize)
+                .flatten()
+                .copied()
+                .collect()
+        };
+        let (a, b) = (fill(&a), fill(&b));
+        let start = web_time::Instant::now();
+        // About 3 ms of work a submission on the H100: the GPU stays busy between them.
+        while start.elapsed() < duration {
+            self.mul_chain(&module, &a, &b, 16 * PROBE_REPS).await?;
+        }
+        Ok(())
     }
 }

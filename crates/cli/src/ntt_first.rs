@@ -1,0 +1,72 @@
+//! `zkgpu ntt --first-call`: what the first transform of a size costs in a fresh context (as in
+//! a new process: pipelines loaded from the persistent pipeline cache, twiddle plans built on
+//! first use) against the warm figure, and after `GpuNtt::prepare`.
+
+use std::time::Instant;
+
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use zkgpu_ntt::{GpuNtt, NttField};
+use zkgpu_runtime::{BlockOn, ContextOptions, GpuContext};
+
+use super::random_input;
+
+/// One `fft` of `input` over `d` on `ntt`: its seconds, and whether it equals `want`.
+fn fft_once<F: NttField>(
+    ntt: &GpuNtt<F>,
+    d: &Radix2EvaluationDomain<F>,
+    input: &[F],
+    want: &[F],
+) -> Result<(f64, bool), Box<dyn std::error::Error>> {
+    let mut v = input.to_vec();
+    let t = Instant::now();
+    ntt.fft(d, &mut v).block_on()?;
+    Ok((t.elapsed().as_secs_f64(), v == want))
+}
+
+/// The table of first calls for each size: fresh contexts from `opts`.
+pub(super) fn run_first_call<F: NttField>(
+    opts: &ContextOptions,
+    sizes: &[u32],
+    runs: usize,
+) -> Result<bool, Box<dyn std::error::Error>> {
+    println!(
+        "| n | warm fft ms (median) | first fft ms | first / warm | prepare ms | first after prepare ms | / warm | check |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut ok = true;
+    for &log_n in sizes {
+        let d = Radix2EvaluationDomain::<F>::new(1 << log_n).ok_or("no domain of that size")?;
+        let input: Vec<F> = random_input(1 << log_n, u64::from(log_n));
+        let mut want = input.clone();
+        d.fft_in_place(&mut want);
+        let ntt = GpuNtt::<F>::new(&GpuContext::new_blocking(opts.clone())?);
+        let (first, good) = fft_once(&ntt, &d, &input, &want)?;
+        ok &= good;
+        let mut warm = Vec::new();
+        for _ in 0..runs.max(1) {
+            let (t, good) = fft_once(&ntt, &d, &input, &want)?;
+            ok &= good;
+            warm.push(t);
+        }
+        warm.sort_by(f64::total_cmp);
+        let warm = warm[warm.len() / 2];
+        ntt.context().save_pipeline_cache()?;
+        let ntt = GpuNtt::<F>::new(&GpuContext::new_blocking(opts.clone())?);
+        let t = Instant::now();
+        ntt.prepare(&d).block_on()?;
+        let prepare = t.elapsed().as_secs_f64();
+        let (prepared, good) = fft_once(&ntt, &d, &input, &want)?;
+        ok &= good;
+        println!(
+            "| 2^{log_n} | {:.3} | {:.3} | {:.2} | {:.3} | {:.3} | {:.2} | {} |",
+            warm * 1e3,
+            first * 1e3,
+            first / warm,
+            prepare * 1e3,
+            prepared * 1e3,
+            prepared / warm,
+            if ok { "ok" } else { "MISMATCH" }
+        );
+    }
+    Ok(ok)
+}
