@@ -23,7 +23,8 @@ pub struct CostModel {
     pub bucket_s: f64,
     /// Seconds per scalar digit (digits, scans and the scatter).
     pub digit_s: f64,
-    /// Seconds of each run of the stages beyond these (submission, small passes).
+    /// Fixed seconds of each run of the stages (submission, small passes, each stage's cost
+    /// that does not grow with its work).
     pub run_s: f64,
     /// Bytes of bases the accumulation may read at random: layouts storing more are not
     /// chosen. Beyond the reach of the GPU's address translation every load slows down
@@ -35,7 +36,7 @@ pub struct CostModel {
 }
 
 /// How much faster a layout other than the plain one must be predicted to be chosen.
-pub const PLAN_MARGIN: f64 = 0.9;
+pub const PLAN_MARGIN: f64 = 0.85;
 
 impl CostModel {
     /// Defaults for group `C` before any measurement: the ratios measured for BLS12-381 G1
@@ -320,14 +321,14 @@ mod tests {
         assert_eq!(tiny.layout().folds, 1, "{:?}", tiny.candidates);
     }
 
-    /// Costly reductions fold; the reach excludes the layouts that store too much (2^22 BN254
-    /// G1 points in 13 levels: 3.49 GB, the measured cliff) and the plan picks fewer levels.
+    /// With a reach beyond any layout the plan folds; the reach excludes the layouts that
+    /// store too much (2^22 BN254 G1 points in 13 levels: 3.49 GB, the measured cliff), and
+    /// what it chooses then fits.
     #[test]
     fn folds_within_the_reach() {
         let far = plan::<Bn254G1>(1 << 22, 1, model::<Bn254G1>(1 << 36), H100);
         let near = plan::<Bn254G1>(1 << 22, 1, model::<Bn254G1>(H100.max_binding), H100);
         assert!(far.layout().folds > 1);
-        assert!(near.layout().folds > 1, "{:?}", near.layout());
         let big = near
             .candidates
             .iter()

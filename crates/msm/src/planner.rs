@@ -10,8 +10,11 @@ use zkgpu_curves::GpuCurve;
 use crate::plan::{Limits, plan};
 use crate::{CostModel, GpuMsm, MsmPlan, MsmRequest, PreparedBases, Result, window_count};
 
-/// Points of the calibration MSM on a GPU, and on a software adapter.
-const CALIBRATION_LOG: (u32, u32) = (18, 10);
+/// GPU work before the calibration MSMs, to raise an idle GPU's clock.
+const CALIBRATION_WARMUP: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// log2 sizes of the calibration MSMs on a GPU, and on a software adapter.
+const CALIBRATION_LOGS: ([u32; 2], [u32; 2]) = ([16, 19], [8, 10]);
 
 impl<C: GpuCurve> GpuMsm<C> {
     /// The cost model this engine plans with: measured by [`GpuMsm::calibrate`] in this
@@ -71,39 +74,50 @@ impl<C: GpuCurve> GpuMsm<C> {
         Ok(self.ctx.warm_clock(duration).await?)
     }
 
-    /// Measures the cost model on this device: an MSM of 2^18 points (2^10 on a software
-    /// adapter) with its stages timed, the constants being each stage's seconds per unit of
-    /// its work. Kept for this engine, and in a file beside the pipeline cache where the
-    /// context has one. The reach of the GPU's address translation is not measured (it
-    /// would take gigabytes): the model keeps [`CostModel::reach_bytes`] as it was.
+    /// Measures the cost model on this device: MSMs of two sizes (2^16 and 2^19 points;
+    /// 2^8 and 2^10 on a software adapter) with their stages timed, each stage's cost fitted
+    /// as a fixed part and a part per unit of its work (entries, buckets, digits); the slopes
+    /// are the model's constants and the fixed parts its cost of a run. Kept for this engine,
+    /// and in a file beside the pipeline cache where the context has one. The reach of the
+    /// GPU's address translation is not measured (it would take gigabytes): the model keeps
+    /// [`CostModel::reach_bytes`] as it was.
     pub async fn calibrate(&self) -> Result<CostModel> {
-        let log = if self.ctx.is_software() {
-            CALIBRATION_LOG.1
+        let logs = if self.ctx.is_software() {
+            CALIBRATION_LOGS.1
         } else {
-            CALIBRATION_LOG.0
+            CALIBRATION_LOGS.0
         };
-        let n = 1usize << log;
-        let (bases, scalars) = calibration_inputs::<C>(n);
-        let prepared = self.prepare(&bases)?;
-        // The first run builds pipelines and raises the clock; the second is measured.
-        let mut t = None;
-        for _ in 0..3 {
-            t = Some(
-                self.run(MsmRequest::new(&prepared, &scalars).timed())
-                    .await?
-                    .timings,
-            );
+        let (bases, scalars) = calibration_inputs::<C>(1 << logs[1]);
+        if !self.ctx.is_software() {
+            // Timings at a lowered clock would make every constant too large.
+            self.ctx.warm_clock(CALIBRATION_WARMUP).await?;
         }
-        let t = t.expect("three runs");
-        let digits = n as f64 * f64::from(window_count(C::Scalar::MODULUS_BIT_SIZE, t.window_bits));
-        let buckets = f64::from(window_count(C::Scalar::MODULUS_BIT_SIZE, t.window_bits))
-            * f64::from(1u32 << (t.window_bits - 1));
-        let stages = t.digits + t.scan + t.scatter + t.accumulate + t.combine + t.reduce;
+        let mut points = Vec::new();
+        for log in logs {
+            let n = 1usize << log;
+            let prepared = self.prepare(&bases[..n])?;
+            // The first runs build pipelines and raise the clock; the last is measured.
+            let mut t = None;
+            for _ in 0..3 {
+                let request = MsmRequest::new(&prepared, &scalars[..n]).timed();
+                t = Some(self.run(request).await?.timings);
+            }
+            points.push(StagePoint::of::<C>(n, &t.expect("three runs")));
+        }
+        let fit = |f: fn(&StagePoint) -> (f64, f64)| {
+            let ((u1, t1), (u2, t2)) = (f(&points[0]), f(&points[1]));
+            let slope = ((t2 - t1) / (u2 - u1)).max(0.0);
+            (slope, (t1 - slope * u1).max(0.0))
+        };
+        let (entry_s, acc0) = fit(|p| (p.entries, p.accumulate));
+        let (bucket_s, red0) = fit(|p| (p.buckets, p.reduce));
+        let (digit_s, dig0) = fit(|p| (p.digits, p.digit_stages));
+        let (_, other0) = fit(|p| (p.digits, p.other));
         let model = CostModel {
-            entry_s: t.accumulate / digits,
-            bucket_s: (t.reduce + t.combine) / buckets,
-            digit_s: (t.digits + t.scan + t.scatter) / digits,
-            run_s: (t.gpu_total - stages).max(0.0),
+            entry_s,
+            bucket_s,
+            digit_s,
+            run_s: acc0 + red0 + dig0 + other0,
             reach_bytes: self.cost_model().reach_bytes,
             measured: true,
         };
@@ -118,6 +132,34 @@ impl<C: GpuCurve> GpuMsm<C> {
             }
         }
         Ok(model)
+    }
+}
+
+/// One calibration MSM: its units of work and its stages' seconds.
+struct StagePoint {
+    entries: f64,
+    buckets: f64,
+    digits: f64,
+    accumulate: f64,
+    reduce: f64,
+    digit_stages: f64,
+    other: f64,
+}
+
+impl StagePoint {
+    fn of<C: GpuCurve>(n: usize, t: &crate::MsmTimings) -> Self {
+        let windows = f64::from(window_count(C::Scalar::MODULUS_BIT_SIZE, t.window_bits));
+        let digit_stages = t.digits + t.scan + t.scatter;
+        let reduce = t.reduce + t.combine;
+        Self {
+            entries: n as f64 * windows,
+            buckets: windows * f64::from(1u32 << (t.window_bits - 1)),
+            digits: n as f64 * windows,
+            accumulate: t.accumulate,
+            reduce,
+            digit_stages,
+            other: (t.gpu_total - t.accumulate - reduce - digit_stages).max(0.0),
+        }
     }
 }
 
