@@ -110,6 +110,10 @@ pub struct MsmArgs {
     /// best ones.
     #[arg(long)]
     plan: bool,
+    /// Print every compute pass's GPU time of the median timed run (which dispatch of a
+    /// stage takes the time).
+    #[arg(long)]
+    passes: bool,
     /// Where the pipeline cache and the planner's measured cost model are kept
     /// (`pipelines/` below it) [default: `$ZKGPU_CACHE`, else ~/.cache/zkgpu;
     /// `ZKGPU_PIPELINE_CACHE` names the pipeline cache itself].
@@ -135,6 +139,7 @@ fn config_of(args: &MsmArgs) -> MsmConfig {
         scalar_bits: args.scalar_bits,
         tree_group: args.tree_group,
         chunk_group: args.chunk_group,
+        ..MsmConfig::from_env()
     }
 }
 
@@ -155,6 +160,13 @@ fn prepare_folded<C: GpuCurve>(
         },
     )
     .block_on()
+}
+
+/// Every pass of a timed MSM, in order.
+fn print_passes(tm: &MsmTimings) {
+    for (k, p) in tm.passes.iter().enumerate() {
+        println!("pass {k:2} {} {}: {:.3} ms", p.stage, p.dispatch, p.seconds * 1e3);
+    }
 }
 
 /// The per-stage table of one MSM's timings, in ms.
@@ -263,7 +275,7 @@ pub(crate) fn timed_runs<C: GpuCurve>(
         }
     }
     runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (gpu_s, tm) = runs[runs.len() / 2];
+    let (gpu_s, tm) = runs.swap_remove(runs.len() / 2);
     Ok((gpu_result, gpu_s, tm))
 }
 
@@ -351,6 +363,9 @@ where
         stored as f64 / 1e9
     );
     print_stages("stage", &tm);
+    if args.passes {
+        print_passes(&tm);
+    }
     row_ms("GPU MSM, end to end (median)", gpu_s);
     row_ms("arkworks MSM (CPU)", cpu_s);
     println!("{:<34} {:>12.2}", "speed-up (CPU / GPU)", cpu_s / gpu_s);
@@ -425,7 +440,7 @@ fn timed_sets<C: GpuCurve>(
         }
     }
     runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (gpu_s, _, tm) = runs[runs.len() / 2];
+    let (gpu_s, _, tm) = runs.swap_remove(runs.len() / 2);
     let mut sep: Vec<f64> = runs.iter().map(|r| r.1).collect();
     sep.sort_by(f64::total_cmp);
     Ok(SetsRun {
@@ -487,6 +502,9 @@ where
         together.sets_per_part()
     );
     print_stages("stage (one MSM over the sets)", &tm);
+    if args.passes {
+        print_passes(&tm);
+    }
     row_ms("GPU, the sets as one MSM (median)", gpu_s);
     row_ms("GPU, as separate MSMs (median)", sep_s);
     row_ms("arkworks, separate MSMs (CPU)", cpu_s);

@@ -31,6 +31,37 @@ pub struct MsmConfig {
     /// Chunk sums one invocation adds per level of the tree over a large bucket's chunks,
     /// 2..=1024 (default: [`DEFAULT_CHUNK_GROUP`]).
     pub chunk_group: Option<u32>,
+    /// Reduction sums left to the host per part, at most (default: from the group, 1024 or
+    /// 128; docs/msm.md): to weigh another tree level against the host's additions.
+    pub host_sums: Option<u32>,
+    /// Convert scalars from Montgomery form on the host even where the GPU would (default
+    /// false): to compare the two paths in one run.
+    pub host_scalars: bool,
+    /// Run two parts of one set's bases part by part even where the device runs them as one
+    /// MSM (default false): to compare the two paths in one run.
+    pub part_by_part: bool,
+    /// Record each stage of an untimed MSM in its own compute pass, as timed ones are
+    /// (default false): to compare the two recordings.
+    pub separate_passes: bool,
+}
+
+impl MsmConfig {
+    /// The default configuration with the developer switches of the environment, read by
+    /// tools (the `zkgpu` CLI), never by the library: `ZKGPU_MSM_HOST_SUMS=N`,
+    /// `ZKGPU_MSM_HOST_SCALARS=1`, `ZKGPU_MSM_PART_BY_PART=1`, `ZKGPU_MSM_SEPARATE_PASSES=1`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_env() -> Self {
+        let on = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
+        Self {
+            host_sums: std::env::var("ZKGPU_MSM_HOST_SUMS")
+                .ok()
+                .and_then(|v| v.parse().ok()),
+            host_scalars: on("ZKGPU_MSM_HOST_SCALARS"),
+            part_by_part: on("ZKGPU_MSM_PART_BY_PART"),
+            separate_passes: on("ZKGPU_MSM_SEPARATE_PASSES"),
+            ..Self::default()
+        }
+    }
 }
 
 /// The default accumulation chunk for `n` points, windows of `c` bits and `entries` entries

@@ -258,12 +258,11 @@ impl<C: GpuCurve> GpuMsm<C> {
         let s = self.take_scratch(shape)?;
         // Field elements as stored (Montgomery form), converted on the GPU where the scalar
         // field has a module and no width is to be checked, else canonical.
-        // ZKGPU_MSM_HOST_SCALARS=1 (a developer's switch) converts on the host regardless,
-        // to compare the two in one run.
+        // `MsmConfig::host_scalars` converts on the host regardless.
         let convert = p.convert.is_some()
             && matches!(scalars, Scalars::Field(_))
             && shape.scalar_bits >= C::Scalar::MODULUS_BIT_SIZE
-            && !host_scalars_forced();
+            && !config.host_scalars;
         let setup = t.elapsed().as_secs_f64();
         // The host's threads write the scalars while one of them records the passes: bind
         // groups and command encoding then cost the MSM no wall time.
@@ -276,7 +275,11 @@ impl<C: GpuCurve> GpuMsm<C> {
             let t = web_time::Instant::now();
             let binds = BindGroups::new(&self.ctx, &p, &s, &self.code, bases, convert);
             let max = self.ctx.limits().max_compute_workgroups_per_dimension;
-            let recorded = self.record(&binds.passes(&p, &shape, max), &s, stamps);
+            let recorded = self.record(
+                &binds.passes(&p, &shape, max),
+                &s,
+                (stamps, config.separate_passes),
+            );
             (recorded, t.elapsed().as_secs_f64())
         };
         #[cfg(not(target_arch = "wasm32"))]
@@ -321,27 +324,18 @@ impl<C: GpuCurve> GpuMsm<C> {
     /// submission, so that the download does not wait behind work another thread queues
     /// meanwhile: the queue is FIFO, and the Groth16 prover's transforms are submitted while
     /// its MSMs run), each pass timed where `stamps` asks and the device has timestamps.
-    fn record(&self, passes: &[Pass<'_>], s: &Scratch, stamps: bool) -> Recorded {
+    fn record(&self, passes: &[Pass<'_>], s: &Scratch, (stamps, separate): (bool, bool)) -> Recorded {
         let ctx = &self.ctx;
         let timer = stamps
             .then(|| ctx.pass_timer("msm stages", passes.len() as u32))
             .flatten();
-        let t = web_time::Instant::now();
-        let mut enc = encode(ctx, passes, s, timer.as_ref());
+        let mut enc = encode(ctx, passes, s, timer.as_ref(), separate);
         let (windows, per) = (s.shape.windows, s.left.iter().sum::<u32>());
         let result_words = (windows * per) as usize * C::acc_packed_words();
         let sums = s.levels.last().map_or(&s.seg_out, |level| &level.out);
         let pending = ctx.record_read_back(&mut enc, sums, 0, result_words, 4);
-        let commands = enc.finish();
-        if passes_shown() {
-            let timed = if timer.is_some() { "timed" } else { "untimed" };
-            eprintln!(
-                "{timed}: passes encoded and finished in {:.3} ms",
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        }
         Recorded {
-            commands,
+            commands: enc.finish(),
             pending,
             result_words,
             timer,
@@ -362,10 +356,6 @@ impl<C: GpuCurve> GpuMsm<C> {
         } = recorded;
         let t = web_time::Instant::now();
         let index = ctx.queue().submit([commands]);
-        if passes_shown() {
-            let submitted = t.elapsed().as_secs_f64();
-            eprintln!("submitted in {:.3} ms", submitted * 1e3);
-        }
         let mut sum_words = vec![0u32; result_words];
         ctx.finish_read_back(
             pending,
@@ -380,16 +370,13 @@ impl<C: GpuCurve> GpuMsm<C> {
         .unwrap_or_else(|never| match never {});
         timings.gpu_total += t.elapsed().as_secs_f64();
         if let Some(timer) = &timer {
-            // A developer's view of every pass (ZKGPU_MSM_PASSES=1): which dispatch of a
-            // stage takes the time.
-            let show = passes_shown();
-            for (k, ((stage, dispatch), secs)) in
-                passes.iter().zip(timer.seconds(ctx).await?).enumerate()
-            {
-                if show {
-                    eprintln!("pass {k:2} {stage:?} {dispatch:?}: {:.3} ms", secs * 1e3);
-                }
+            for ((stage, dispatch), secs) in passes.iter().zip(timer.seconds(ctx).await?) {
                 timings.add(*stage, secs);
+                timings.passes.push(crate::PassTiming {
+                    stage: format!("{stage:?}"),
+                    dispatch: format!("{dispatch:?}"),
+                    seconds: secs,
+                });
             }
         }
         Ok(sum_words)
@@ -405,11 +392,4 @@ struct Recorded {
     timer: Option<zkgpu_runtime::PassTimer>,
     /// Each pass's stage and dispatch, for the timings.
     passes: Vec<(Stage, Dispatch)>,
-}
-
-/// Whether `ZKGPU_MSM_PASSES` is set (read once): every pass's GPU time and the submission's
-/// host time are printed (a developer's view).
-fn passes_shown() -> bool {
-    static SHOWN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SHOWN.get_or_init(|| std::env::var_os("ZKGPU_MSM_PASSES").is_some())
 }

@@ -60,7 +60,7 @@ pub use plan::{Candidate, CostModel, Layout, MsmPlan, PLAN_MARGIN};
 pub use request::{MsmOutput, MsmRequest, MsmScalars};
 pub use scalars::{PreparedScalars, ScalarSlice};
 pub use stored::{BasesLayout, StoredFold};
-pub use timings::MsmTimings;
+pub use timings::{MsmTimings, PassTiming};
 
 /// Errors of an MSM.
 #[derive(Debug, thiserror::Error)]

@@ -449,6 +449,7 @@ pub(crate) fn encode(
     passes: &[Pass<'_>],
     s: &Scratch,
     timer: Option<&PassTimer>,
+    separate: bool,
 ) -> wgpu::CommandEncoder {
     let mut enc = ctx
         .device()
@@ -475,7 +476,7 @@ pub(crate) fn encode(
             Dispatch::Indirect(offset) => cp.dispatch_workgroups_indirect(&s.dispatch_args, offset),
         }
     };
-    if timer.is_none() && !separate_passes() {
+    if timer.is_none() && !separate {
         let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("msm"),
             timestamp_writes: None,
@@ -496,11 +497,4 @@ pub(crate) fn encode(
         timer.resolve(&mut enc);
     }
     enc
-}
-
-/// Whether `ZKGPU_MSM_SEPARATE_PASSES` is set (read once): untimed MSMs record each stage in
-/// its own compute pass, as timed ones do (a developer's switch, to compare the two).
-fn separate_passes() -> bool {
-    static SEPARATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SEPARATE.get_or_init(|| std::env::var_os("ZKGPU_MSM_SEPARATE_PASSES").is_some())
 }

@@ -109,8 +109,8 @@ impl<C: GpuCurve> MsmOutput<C> {
     }
 
     /// The sum of bases prepared as one set ([`MsmOutput::sum`]) with the timings.
-    pub fn sum_timed(self) -> Result<(C::Projective, MsmTimings)> {
-        let timings = self.timings;
+    pub fn sum_timed(mut self) -> Result<(C::Projective, MsmTimings)> {
+        let timings = std::mem::take(&mut self.timings);
         Ok((self.sum()?, timings))
     }
 

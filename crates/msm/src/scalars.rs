@@ -121,12 +121,6 @@ pub(crate) fn put_u64s(out: &mut [u8], limbs: &[u64]) {
     }
 }
 
-/// Whether `ZKGPU_MSM_HOST_SCALARS` is set (read once).
-pub(crate) fn host_scalars_forced() -> bool {
-    static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FORCED.get_or_init(|| std::env::var_os("ZKGPU_MSM_HOST_SCALARS").is_some())
-}
-
 /// Bit length of a scalar given as 8 little-endian u32 words.
 pub(crate) fn scalar_bits(words: &[u32]) -> u32 {
     words

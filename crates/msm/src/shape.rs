@@ -234,7 +234,7 @@ impl Shape {
             scalar_bits: bits,
             tree_group,
             chunk_group,
-            host_sums: host_sums::<C>(),
+            host_sums: config.host_sums.unwrap_or_else(host_sums::<C>),
             split: (0, 0, 0),
         })
     }
@@ -323,20 +323,13 @@ pub(crate) const HOST_SUMS: u32 = 1024;
 /// prime-field group of at most 8 packed words a coordinate (BN254 G1, ed-on-bls12-377)
 /// gets [`FEW_HOST_SUMS`]: its levels cost half as much, and few enough sums are added on
 /// the calling thread without waking the host's others (`combine::SEQUENTIAL_SUMS`).
-/// `ZKGPU_MSM_HOST_SUMS` overrides both (a developer's switch, read once, to weigh another
-/// tree level against the host's additions in one run).
+/// [`crate::MsmConfig::host_sums`] overrides both.
 pub(crate) fn host_sums<C: GpuCurve>() -> u32 {
-    static SUMS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    let forced = *SUMS.get_or_init(|| {
-        std::env::var("ZKGPU_MSM_HOST_SUMS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-    });
-    forced.unwrap_or(if C::DEGREE == 1 && C::packed_reg_words() <= 8 {
+    if C::DEGREE == 1 && C::packed_reg_words() <= 8 {
         FEW_HOST_SUMS
     } else {
         HOST_SUMS
-    })
+    }
 }
 
 /// [`host_sums`] of the cheaper groups.

@@ -23,7 +23,7 @@ impl<C: GpuCurve> GpuMsm<C> {
     /// where it runs part by part: more or fewer than two parts in use, several base sets,
     /// a device that binds fewer storage buffers to a kernel than WebGPU's default 8, a
     /// whole-MSM shape whose working buffers do not fit a binding, or
-    /// `ZKGPU_MSM_PART_BY_PART=1` (a developer's switch, to compare the two in one run).
+    /// [`MsmConfig::part_by_part`].
     pub(crate) fn split_plan(
         &self,
         bases: &PreparedBases<C>,
@@ -33,9 +33,7 @@ impl<C: GpuCurve> GpuMsm<C> {
         let [lo, hi] = bases.parts.as_slice() else {
             return None;
         };
-        let forced = cfg!(not(target_arch = "wasm32"))
-            && std::env::var("ZKGPU_MSM_PART_BY_PART").is_ok_and(|v| v == "1");
-        if forced || bases.sets != 1 || lo.start != 0 || n <= hi.start || !self.splits_parts() {
+        if config.part_by_part || bases.sets != 1 || lo.start != 0 || n <= hi.start || !self.splits_parts() {
             return None;
         }
         let folds = bases.fold.map_or(1, |f| f.folds as usize);

@@ -3,7 +3,7 @@
 use crate::record::Stage;
 /// Where the time of one MSM went (seconds). GPU stages come from timestamp queries where the
 /// device has them (else they are zero and `gpu_total` is the wall time of the GPU work).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct MsmTimings {
     /// Scalars written straight into the upload's staging memory by the host's threads:
     /// copied as stored where they are converted on the GPU (`scalars_on_gpu`), else
@@ -39,6 +39,20 @@ pub struct MsmTimings {
     /// Runs of the MSM's stages: one per part of the bases in use, or one for two parts of
     /// one set run together (docs/msm.md "Limits").
     pub runs: u32,
+    /// Every compute pass's GPU time, in order, where the MSM was timed: which dispatch of a
+    /// stage takes the time (`zkgpu msm --passes` prints them).
+    pub passes: Vec<PassTiming>,
+}
+
+/// One compute pass of a timed MSM.
+#[derive(Clone, Debug)]
+pub struct PassTiming {
+    /// Its stage (`Accumulate`, ...).
+    pub stage: String,
+    /// Its dispatch (`Grid(x, y)`, or `Indirect(offset)` sized on the GPU).
+    pub dispatch: String,
+    /// Its GPU seconds.
+    pub seconds: f64,
 }
 
 impl MsmTimings {

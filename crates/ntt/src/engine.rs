@@ -54,6 +54,35 @@ pub enum Elementwise<F> {
     },
 }
 
+/// How a [`GpuNtt`] transforms: every field has a default, and [`GpuNtt::with_config`] takes
+/// one (the builders `with_max_pass_bits`, `with_max_twist_log`, `with_max_page_log` and
+/// `with_arith` set single fields).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NttConfig {
+    /// Bits one pass transforms at most, 1..=8 (default [`DEFAULT_MAX_PASS_BITS`]): smaller
+    /// passes give each workgroup longer contiguous runs at the cost of more passes.
+    pub max_pass_bits: u32,
+    /// Largest transform (log2) given a table of all its twists (default
+    /// [`crate::DEFAULT_MAX_TWIST_LOG`]; 0: none, every twist from two small tables).
+    pub max_twist_log: u32,
+    /// Most elements per page of device vectors, log2 (default: what one storage binding
+    /// holds).
+    pub max_page_log: Option<u32>,
+    /// The field arithmetic (default: the context's, [`GpuContext::arith`]).
+    pub arith: Option<zkgpu_runtime::Arith>,
+}
+
+impl Default for NttConfig {
+    fn default() -> Self {
+        Self {
+            max_pass_bits: DEFAULT_MAX_PASS_BITS,
+            max_twist_log: plan::DEFAULT_MAX_TWIST_LOG,
+            max_page_log: None,
+            arith: None,
+        }
+    }
+}
+
 /// The NTT engine of field `F` on one GPU context. Pipelines are built on first use and
 /// cached by the context; twiddle tables are built once per domain and cached here.
 #[derive(Debug)]
@@ -62,11 +91,7 @@ pub struct GpuNtt<F: NttField> {
     pub(crate) pass_module: Composed,
     pub(crate) ew_module: Composed,
     pub(crate) plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
-    pub(crate) max_pass_bits: u32,
-    /// Largest transform (log2) given a table of all its twists.
-    pub(crate) max_twist_log: u32,
-    /// Most elements per page, log2 (None: what the binding limit allows).
-    pub(crate) max_page_log: Option<u32>,
+    pub(crate) config: NttConfig,
     /// Placeholders bound where a batch has fewer than [`MAX_PAGES`] pages: one read-only,
     /// two read-write (distinct, so no writable binding aliases another).
     pub(crate) placeholders: [wgpu::Buffer; 3],
@@ -89,9 +114,7 @@ impl<F: NttField> GpuNtt<F> {
             pass_module: zkgpu_shaders::ntt(F::MODULE, ctx.arith()),
             ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE, ctx.arith()),
             plans: Mutex::new(HashMap::new()),
-            max_pass_bits: DEFAULT_MAX_PASS_BITS,
-            max_twist_log: plan::DEFAULT_MAX_TWIST_LOG,
-            max_page_log: None,
+            config: NttConfig::default(),
             placeholders: [placeholder(), placeholder(), placeholder()],
             _field: std::marker::PhantomData,
         }
@@ -107,11 +130,34 @@ impl<F: NttField> GpuNtt<F> {
         Ok(self)
     }
 
+    /// The engine on `ctx` configured by `config` ([`NttConfig`]): [`GpuError::Arith`] where
+    /// the context found `config.arith` unusable.
+    pub fn with_config(ctx: &GpuContext, config: NttConfig) -> Result<Self> {
+        let mut e = Self::new(ctx);
+        if let Some(arith) = config.arith {
+            e = e.with_arith(arith)?;
+        }
+        e.config = NttConfig {
+            max_pass_bits: config.max_pass_bits.clamp(1, plan::MAX_PASS_BITS),
+            max_page_log: config.max_page_log.map(|b| b.max(1)),
+            ..config
+        };
+        Ok(e)
+    }
+
+    /// The engine's configuration.
+    pub fn config(&self) -> NttConfig {
+        NttConfig {
+            arith: Some(self.pass_module.arith),
+            ..self.config
+        }
+    }
+
     /// Pages device vectors made from now on into buffers of at most `2^bits` elements
     /// (at least 2^1), below what the binding limit allows: tests use it to cross pages with
     /// small transforms.
     pub fn with_max_page_log(mut self, bits: u32) -> Self {
-        self.max_page_log = Some(bits.max(1));
+        self.config.max_page_log = Some(bits.max(1));
         self
     }
 
@@ -119,14 +165,14 @@ impl<F: NttField> GpuNtt<F> {
     /// binding (and one buffer), at most 2^31.
     pub fn page_log(&self) -> u32 {
         let fit = crate::budget::page_log_for(self.ctx.max_binding_bytes());
-        self.max_page_log.map_or(fit, |m| m.min(fit))
+        self.config.max_page_log.map_or(fit, |m| m.min(fit))
     }
 
     /// Limits each pass to `bits` (1..=8) bits of the transform: smaller passes give each
     /// workgroup more consecutive columns (longer contiguous memory runs) at the cost of more
     /// passes and twist multiplications.
     pub fn with_max_pass_bits(mut self, bits: u32) -> Self {
-        self.max_pass_bits = bits.clamp(1, plan::MAX_PASS_BITS);
+        self.config.max_pass_bits = bits.clamp(1, plan::MAX_PASS_BITS);
         self
     }
 
@@ -136,7 +182,7 @@ impl<F: NttField> GpuNtt<F> {
     /// each twist from two tables of about `sqrt(N)` entries (two multiplications). 0 turns the
     /// tables off.
     pub fn with_max_twist_log(mut self, bits: u32) -> Self {
-        self.max_twist_log = bits;
+        self.config.max_twist_log = bits;
         self
     }
 
@@ -207,7 +253,7 @@ impl<F: NttField> GpuNtt<F> {
                 reason: "the kernels index elements with u32".into(),
             });
         }
-        let key = PlanKey::new(domain, dir, self.max_pass_bits, self.max_twist_log);
+        let key = PlanKey::new(domain, dir, self.config.max_pass_bits, self.config.max_twist_log);
         if let Some(p) = self
             .plans
             .lock()
@@ -223,8 +269,8 @@ impl<F: NttField> GpuNtt<F> {
             &self.ctx,
             domain,
             dir,
-            self.max_pass_bits,
-            self.max_twist_log,
+            self.config.max_pass_bits,
+            self.config.max_twist_log,
         )?);
         self.plans
             .lock()

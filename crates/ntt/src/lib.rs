@@ -26,7 +26,7 @@ use zkgpu_shaders::FieldModule;
 
 pub use budget::buffer_plan;
 pub use data::{DeviceVec, NttEncoder, PendingDownload};
-pub use engine::{Elementwise, GpuNtt};
+pub use engine::{Elementwise, GpuNtt, NttConfig};
 
 /// Errors of the NTT engine.
 #[derive(Debug, thiserror::Error)]
