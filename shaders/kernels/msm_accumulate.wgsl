@@ -100,17 +100,17 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (j >= ap.windows * ap.cap) {
         return;
     }
-    let tagged = chunk_order[3u * j];
+    let tagged = chunk_order[CHUNK_ORDER_WORDS * j];
     if (tagged == 0u) {
         return;
     }
     let slot = tagged - 1u;
-    let ci = chunk_order[3u * j + 1u];
+    let ci = chunk_order[CHUNK_ORDER_WORDS * j + 1u];
     let pos = chunk_offsets[slot] + ci;
     vm_consts = ap.consts;
     let first = offsets[slot] + ci * ap.chunk;
     // At most ap.chunk (msm_chunk_order writes the full chunks' ap.chunk and the last's rest).
-    let size = min(ap.chunk, chunk_order[3u * j + 2u]);
+    let size = min(ap.chunk, chunk_order[CHUNK_ORDER_WORDS * j + 2u]);
     // Step 0 sets the identity; step k > 0 adds entry k - 1. One vm_run call site: each call
     // site inlines the interpreter and its multiplication (compile time). With
     // PREFETCH_POINT (a per-group constant, crates/shaders/src/group.rs) each step's point is
@@ -201,18 +201,18 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (j >= combine_list[0]) {
             return;
         }
-        slot = combine_list[3u + j];
+        slot = combine_list[COMBINE_LIST_HEADER + j];
         m = (chunk_counts[slot] + stride - 1u) / stride;
     } else {
         if (j >= ap.windows * ap.cap) {
             return;
         }
-        let tagged = chunk_order[3u * j];
+        let tagged = chunk_order[CHUNK_ORDER_WORDS * j];
         if (tagged == 0u) {
             return;
         }
         slot = tagged - 1u;
-        let ci = chunk_order[3u * j + 1u];
+        let ci = chunk_order[CHUNK_ORDER_WORDS * j + 1u];
         if (ci % (stride * ap.group) != 0u) {
             return;
         }

@@ -282,7 +282,7 @@ fn msm_chunk_counts(
     }
     workgroupBarrier();
     if (listed) {
-        atomicStore(&combine_list[3u + wg_base + at], slot);
+        atomicStore(&combine_list[COMBINE_LIST_HEADER + wg_base + at], slot);
     }
 }
 
@@ -320,9 +320,9 @@ fn msm_combine_args() {
     var stride = 1u;
     for (var l = 0u; l < gp.levels; l++) {
         let run = most > stride * gp.group;
-        dispatch_args[3u + 3u * l] = select(0u, min(top_groups, gp.x_max), run);
-        dispatch_args[4u + 3u * l] = select(0u, (top_groups + gp.x_max - 1u) / gp.x_max, run);
-        dispatch_args[5u + 3u * l] = 1u;
+        dispatch_args[DISPATCH_WORDS * (l + 1u)] = select(0u, min(top_groups, gp.x_max), run);
+        dispatch_args[DISPATCH_WORDS * (l + 1u) + 1u] = select(0u, (top_groups + gp.x_max - 1u) / gp.x_max, run);
+        dispatch_args[DISPATCH_WORDS * (l + 1u) + 2u] = 1u;
         stride = stride * gp.group;
     }
 }
@@ -345,16 +345,16 @@ fn msm_chunk_order(@builtin(global_invocation_id) gid: vec3<u32>) {
         let key = chunk_key(bp.chunk);
         let first = offsets[key] + atomicAdd(&chunk_bins[key], full);
         for (var q = 0u; q < full; q++) {
-            entries[3u * (first + q)] = slot + 1u;
-            entries[3u * (first + q) + 1u] = q;
-            entries[3u * (first + q) + 2u] = bp.chunk;
+            entries[CHUNK_ORDER_WORDS * (first + q)] = slot + 1u;
+            entries[CHUNK_ORDER_WORDS * (first + q) + 1u] = q;
+            entries[CHUNK_ORDER_WORDS * (first + q) + 2u] = bp.chunk;
         }
     }
     if (rest != 0u) {
         let key = chunk_key(rest);
         let at = offsets[key] + atomicAdd(&chunk_bins[key], 1u);
-        entries[3u * at] = slot + 1u;
-        entries[3u * at + 1u] = full;
-        entries[3u * at + 2u] = rest;
+        entries[CHUNK_ORDER_WORDS * at] = slot + 1u;
+        entries[CHUNK_ORDER_WORDS * at + 1u] = full;
+        entries[CHUNK_ORDER_WORDS * at + 2u] = rest;
     }
 }

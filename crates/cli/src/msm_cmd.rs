@@ -165,7 +165,12 @@ fn prepare_folded<C: GpuCurve>(
 /// Every pass of a timed MSM, in order.
 fn print_passes(tm: &MsmTimings) {
     for (k, p) in tm.passes.iter().enumerate() {
-        println!("pass {k:2} {} {}: {:.3} ms", p.stage, p.dispatch, p.seconds * 1e3);
+        println!(
+            "pass {k:2} {} {}: {:.3} ms",
+            p.stage,
+            p.dispatch,
+            p.seconds * 1e3
+        );
     }
 }
 

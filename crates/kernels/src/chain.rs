@@ -10,7 +10,7 @@ use crate::field::ChainBench;
 
 const WORKGROUP_SIZE: u32 = 64;
 const OVERRIDES: &[(&str, f64)] = &[("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
-const ENTRY: &str = "arith_mul_chain";
+const ENTRY: &str = chk::entry::ARITH_MUL_CHAIN;
 
 /// `a b^reps` elementwise over packed words, in one arithmetic.
 #[derive(Debug)]

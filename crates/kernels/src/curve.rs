@@ -142,7 +142,7 @@ impl<C: GpuCurve> CurveVm<C> {
             .ctx
             .pipeline(
                 &self.module,
-                "curve_vm_exec",
+                vm::entry::CURVE_VM_EXEC,
                 checks,
                 &[("WORKGROUP_SIZE", f64::from(self.workgroup_size))],
             )
@@ -196,7 +196,7 @@ impl<C: GpuCurve> CurveVm<C> {
     pub async fn exec(&self, job: &VmJob<'_>, checks: Checks) -> Result<Vec<u32>> {
         let p = self.prepare(job, checks).await?;
         self.ctx
-            .timed_pass("curve_vm_exec", |pass| {
+            .timed_pass(vm::entry::CURVE_VM_EXEC, |pass| {
                 pass.set_pipeline(&p.pipeline.pipeline);
                 pass.set_bind_group(0, &p.bind, &[]);
                 pass.dispatch_workgroups(p.grid.0, p.grid.1, 1);
@@ -212,7 +212,7 @@ impl<C: GpuCurve> CurveVm<C> {
         for i in 0..=runs.max(1) {
             let t = self
                 .ctx
-                .timed_pass("curve_vm_exec", |pass| {
+                .timed_pass(vm::entry::CURVE_VM_EXEC, |pass| {
                     pass.set_pipeline(&p.pipeline.pipeline);
                     pass.set_bind_group(0, &p.bind, &[]);
                     pass.dispatch_workgroups(p.grid.0, p.grid.1, 1);
@@ -229,7 +229,7 @@ impl<C: GpuCurve> CurveVm<C> {
             ops_per_second: f64::from(p.count) * f64::from(job.steps) / seconds,
             pipeline_seconds: self
                 .ctx
-                .pipeline_seconds(&self.module.name, "curve_vm_exec", checks)
+                .pipeline_seconds(&self.module.name, vm::entry::CURVE_VM_EXEC, checks)
                 .unwrap_or(0.0),
         })
     }

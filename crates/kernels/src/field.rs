@@ -40,17 +40,17 @@ impl FieldOp {
     /// The kernel's entry point.
     pub fn entry(self) -> &'static str {
         match self {
-            FieldOp::Add => "field_add",
-            FieldOp::Sub => "field_sub",
-            FieldOp::Neg => "field_neg",
-            FieldOp::Double => "field_double",
-            FieldOp::Mul => "field_mul",
-            FieldOp::Square => "field_square",
-            FieldOp::ToMont => "field_to_mont",
-            FieldOp::FromMont => "field_from_mont",
-            FieldOp::IsZero => "field_is_zero",
-            FieldOp::Eq => "field_eq",
-            FieldOp::MulChain { .. } => "field_mul_chain",
+            FieldOp::Add => ops::entry::FIELD_ADD,
+            FieldOp::Sub => ops::entry::FIELD_SUB,
+            FieldOp::Neg => ops::entry::FIELD_NEG,
+            FieldOp::Double => ops::entry::FIELD_DOUBLE,
+            FieldOp::Mul => ops::entry::FIELD_MUL,
+            FieldOp::Square => ops::entry::FIELD_SQUARE,
+            FieldOp::ToMont => ops::entry::FIELD_TO_MONT,
+            FieldOp::FromMont => ops::entry::FIELD_FROM_MONT,
+            FieldOp::IsZero => ops::entry::FIELD_IS_ZERO,
+            FieldOp::Eq => ops::entry::FIELD_EQ,
+            FieldOp::MulChain { .. } => ops::entry::FIELD_MUL_CHAIN,
         }
     }
 
@@ -246,7 +246,7 @@ impl FieldKernels {
         for i in 0..=runs.max(1) {
             let t = self
                 .ctx
-                .timed_pass("field_mul_chain", |pass| {
+                .timed_pass(ops::entry::FIELD_MUL_CHAIN, |pass| {
                     pass.set_pipeline(&pipeline.pipeline);
                     pass.set_bind_group(0, &bg, &[]);
                     pass.dispatch_workgroups(x, y, 1);

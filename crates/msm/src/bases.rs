@@ -155,7 +155,7 @@ impl<C: GpuCurve> GpuMsm<C> {
         let pipeline = ctx
             .pipeline(
                 &self.accumulate_module,
-                "msm_fold_bases",
+                acc::entry::MSM_FOLD_BASES,
                 Checks::TrustedLoops,
                 OVERRIDES,
             )

@@ -324,7 +324,12 @@ impl<C: GpuCurve> GpuMsm<C> {
     /// submission, so that the download does not wait behind work another thread queues
     /// meanwhile: the queue is FIFO, and the Groth16 prover's transforms are submitted while
     /// its MSMs run), each pass timed where `stamps` asks and the device has timestamps.
-    fn record(&self, passes: &[Pass<'_>], s: &Scratch, (stamps, separate): (bool, bool)) -> Recorded {
+    fn record(
+        &self,
+        passes: &[Pass<'_>],
+        s: &Scratch,
+        (stamps, separate): (bool, bool),
+    ) -> Recorded {
         let ctx = &self.ctx;
         let timer = stamps
             .then(|| ctx.pass_timer("msm stages", passes.len() as u32))

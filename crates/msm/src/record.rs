@@ -59,20 +59,24 @@ impl<C: GpuCurve> GpuMsm<C> {
         // to bucket sizes, bit lengths and uniforms: see shaders/kernels/msm_accumulate.wgsl.
         let trusted = Checks::TrustedLoops;
         let mut requests = vec![
-            req(a, "msm_bucket_accumulate", trusted),
-            req(a, "msm_combine_chunks", trusted),
-            req(a, "msm_reduce_segments", trusted),
-            req(b, "msm_digits", Checks::Default),
-            req(b, "msm_scan_blocks", Checks::Default),
-            req(b, "msm_scan", Checks::Default),
-            req(b, "msm_scatter", Checks::Default),
-            req(b, "msm_bucket_sizes", Checks::Default),
-            req(b, "msm_chunk_counts", Checks::Default),
-            req(b, "msm_chunk_order", Checks::Default),
-            req(b, "msm_combine_args", Checks::Default),
+            req(a, acc::entry::MSM_BUCKET_ACCUMULATE, trusted),
+            req(a, acc::entry::MSM_COMBINE_CHUNKS, trusted),
+            req(a, acc::entry::MSM_REDUCE_SEGMENTS, trusted),
+            req(b, bk::entry::MSM_DIGITS, Checks::Default),
+            req(b, bk::entry::MSM_SCAN_BLOCKS, Checks::Default),
+            req(b, bk::entry::MSM_SCAN, Checks::Default),
+            req(b, bk::entry::MSM_SCATTER, Checks::Default),
+            req(b, bk::entry::MSM_BUCKET_SIZES, Checks::Default),
+            req(b, bk::entry::MSM_CHUNK_COUNTS, Checks::Default),
+            req(b, bk::entry::MSM_CHUNK_ORDER, Checks::Default),
+            req(b, bk::entry::MSM_COMBINE_ARGS, Checks::Default),
         ];
         if let Some(m) = &self.scalars_module {
-            requests.push(req(m, "msm_digits_from_montgomery", Checks::Default));
+            requests.push(req(
+                m,
+                zkgpu_shaders::contract::msm_scalars::entry::MSM_DIGITS_FROM_MONTGOMERY,
+                Checks::Default,
+            ));
         }
         let mut built = self.ctx.pipelines(&requests).await?.into_iter();
         let mut next = || built.next().expect("one pipeline per request");
@@ -284,7 +288,7 @@ impl BindGroups {
         // only where some bucket has that many chunks, the last pass only over the buckets of
         // zero or several chunks.
         for (l, bind) in self.chunk_levels.iter().enumerate() {
-            let offset = 12 * (l as u64 + 1);
+            let offset = 4 * u64::from(bk::DISPATCH_WORDS) * (l as u64 + 1);
             out.push(pass(
                 Stage::Combine,
                 &p.combine,
@@ -465,7 +469,11 @@ pub(crate) fn encode(
         enc.clear_buffer(buf, 0, None);
     }
     // The combine list's count, maximum and first-bin chunks.
-    enc.clear_buffer(&s.combine_list, 0, Some(12));
+    enc.clear_buffer(
+        &s.combine_list,
+        0,
+        Some(4 * u64::from(bk::COMBINE_LIST_HEADER)),
+    );
     // Untimed, every dispatch goes into one compute pass (wgpu orders them with the same
     // barriers); timed, each pass gets its own, with its timestamps.
     let dispatch = |cp: &mut wgpu::ComputePass<'_>, pass: &Pass<'_>| {

@@ -173,7 +173,8 @@ impl<C: GpuCurve> GpuMsm<C> {
             combine_list: zeroed("msm combine list", bytes.combine_list)?,
             dispatch_args: ctx.indirect_buffer(
                 "msm chunk sums dispatch",
-                3 * (1 + chunk_levels.len() as u64),
+                u64::from(zkgpu_shaders::contract::msm_buckets::DISPATCH_WORDS)
+                    * (1 + chunk_levels.len() as u64),
             )?,
             gparams: ctx.uniform_buffer(
                 "msm combine args params",

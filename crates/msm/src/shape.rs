@@ -8,6 +8,7 @@ use crate::bases::FoldLayout;
 use crate::config::*;
 use crate::params::scan_blocks;
 use crate::{MsmConfig, MsmError, Result, window_count};
+use zkgpu_shaders::contract::msm_buckets as bk;
 
 /// Everything about one MSM that follows from `n` and the configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,10 +118,10 @@ impl Shape {
             entries: u64::from(self.windows) * n * u64::from(self.load) * 4,
             sums: u64::from(self.slots) * point,
             block_sums: u64::from(self.windows) * u64::from(scan_blocks(self.buckets)) * 4,
-            chunk_order: chunk_slots * 12,
+            chunk_order: chunk_slots * 4 * u64::from(bk::CHUNK_ORDER_WORDS),
             partials: chunk_slots * point,
             seg_out: self.seg_out_bytes::<C>(),
-            combine_list: (3 + u64::from(self.slots)) * 4,
+            combine_list: (u64::from(bk::COMBINE_LIST_HEADER) + u64::from(self.slots)) * 4,
         }
     }
 

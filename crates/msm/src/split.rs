@@ -33,7 +33,12 @@ impl<C: GpuCurve> GpuMsm<C> {
         let [lo, hi] = bases.parts.as_slice() else {
             return None;
         };
-        if config.part_by_part || bases.sets != 1 || lo.start != 0 || n <= hi.start || !self.splits_parts() {
+        if config.part_by_part
+            || bases.sets != 1
+            || lo.start != 0
+            || n <= hi.start
+            || !self.splits_parts()
+        {
             return None;
         }
         let folds = bases.fold.map_or(1, |f| f.folds as usize);
@@ -70,7 +75,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             .ctx
             .pipeline(
                 &self.accumulate_split_module,
-                "msm_bucket_accumulate",
+                zkgpu_shaders::contract::msm_accumulate::entry::MSM_BUCKET_ACCUMULATE,
                 Checks::TrustedLoops,
                 OVERRIDES,
             )

@@ -195,22 +195,40 @@ impl<F: NttField> GpuNtt<F> {
     /// each took, `(entry, seconds)`.
     pub async fn warm_up(&self) -> Result<Vec<(&'static str, f64)>> {
         self.ctx
-            .pipeline(&self.pass_module, "ntt_pass", Checks::Default, &[])
+            .pipeline(
+                &self.pass_module,
+                zkgpu_shaders::contract::ntt::entry::NTT_PASS,
+                Checks::Default,
+                &[],
+            )
             .await?;
         self.ctx
-            .pipeline(&self.ew_module, "ntt_elementwise", Checks::Default, &[])
+            .pipeline(
+                &self.ew_module,
+                zkgpu_shaders::contract::ntt_elementwise::entry::NTT_ELEMENTWISE,
+                Checks::Default,
+                &[],
+            )
             .await?;
         Ok(vec![
             (
-                "ntt_pass",
+                zkgpu_shaders::contract::ntt::entry::NTT_PASS,
                 self.ctx
-                    .pipeline_seconds(&self.pass_module.name, "ntt_pass", Checks::Default)
+                    .pipeline_seconds(
+                        &self.pass_module.name,
+                        zkgpu_shaders::contract::ntt::entry::NTT_PASS,
+                        Checks::Default,
+                    )
                     .unwrap_or(0.0),
             ),
             (
-                "ntt_elementwise",
+                zkgpu_shaders::contract::ntt_elementwise::entry::NTT_ELEMENTWISE,
                 self.ctx
-                    .pipeline_seconds(&self.ew_module.name, "ntt_elementwise", Checks::Default)
+                    .pipeline_seconds(
+                        &self.ew_module.name,
+                        zkgpu_shaders::contract::ntt_elementwise::entry::NTT_ELEMENTWISE,
+                        Checks::Default,
+                    )
                     .unwrap_or(0.0),
             ),
         ])
@@ -253,7 +271,12 @@ impl<F: NttField> GpuNtt<F> {
                 reason: "the kernels index elements with u32".into(),
             });
         }
-        let key = PlanKey::new(domain, dir, self.config.max_pass_bits, self.config.max_twist_log);
+        let key = PlanKey::new(
+            domain,
+            dir,
+            self.config.max_pass_bits,
+            self.config.max_twist_log,
+        );
         if let Some(p) = self
             .plans
             .lock()
@@ -328,7 +351,12 @@ impl<F: NttField> GpuNtt<F> {
         let plan = self.plan(domain, dir)?;
         let pipeline = self
             .ctx
-            .pipeline(&self.pass_module, "ntt_pass", Checks::Default, &[])
+            .pipeline(
+                &self.pass_module,
+                zkgpu_shaders::contract::ntt::entry::NTT_PASS,
+                Checks::Default,
+                &[],
+            )
             .await?;
         let per_transform = (n as u64).div_ceil(TILE) as u32;
         let total = u32::try_from(u64::from(per_transform) * batch as u64).map_err(|_| {
@@ -419,7 +447,12 @@ impl<F: NttField> GpuNtt<F> {
             .map_err(|_| NttError::Shape(format!("{} elements exceed 2^32", dv.len)))?;
         let pipeline = self
             .ctx
-            .pipeline(&self.ew_module, "ntt_elementwise", Checks::Default, &[])
+            .pipeline(
+                &self.ew_module,
+                zkgpu_shaders::contract::ntt_elementwise::entry::NTT_ELEMENTWISE,
+                Checks::Default,
+                &[],
+            )
             .await?;
         let max = self.ctx.limits().max_compute_workgroups_per_dimension;
         let (gx, gy, _) = grid(len, EW_WG, max);

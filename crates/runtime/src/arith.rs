@@ -168,12 +168,12 @@ impl GpuContext {
         let module = arith_check(ARITH_CHECK_FIELD, arith);
         if arith.needs_f64() {
             let pipeline = self
-                .pipeline(&module, "arith_fma", Checks::Default, &[])
+                .pipeline(&module, chk::entry::ARITH_FMA, Checks::Default, &[])
                 .await?;
             let a = self.storage_buffer("arith_fma a", &[1u32])?;
             let out = self.storage_zeroed("arith_fma out", 4)?;
             let bg = self.bind_group(&pipeline, &[(chk::CHECK_A, &a), (chk::CHECK_OUT, &out)]);
-            self.timed_pass("arith_fma", |pass| {
+            self.timed_pass(chk::entry::ARITH_FMA, |pass| {
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, &bg, &[]);
                 pass.dispatch_workgroups(1, 1, 1);
@@ -234,7 +234,12 @@ impl GpuContext {
         reps: u32,
     ) -> Result<(Vec<u32>, f64)> {
         let pipeline = self
-            .pipeline(module, "arith_mul_chain", Checks::TrustedLoops, OVERRIDES)
+            .pipeline(
+                module,
+                chk::entry::ARITH_MUL_CHAIN,
+                Checks::TrustedLoops,
+                OVERRIDES,
+            )
             .await?;
         let words = ARITH_CHECK_FIELD.packed_words() as usize;
         let count = (a.len() / words) as u32;
@@ -266,7 +271,7 @@ impl GpuContext {
             ],
         );
         let seconds = self
-            .timed_pass("arith_mul_chain", |pass| {
+            .timed_pass(chk::entry::ARITH_MUL_CHAIN, |pass| {
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, &bg, &[]);
                 pass.dispatch_workgroups(x, y, 1);

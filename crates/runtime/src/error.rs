@@ -37,14 +37,6 @@ pub enum GpuError {
         /// wgpu's message.
         message: String,
     },
-    /// A module has no such entry point.
-    #[error("shader module `{module}` has no entry point `{entry}`")]
-    NoEntryPoint {
-        /// The module's name.
-        module: String,
-        /// The entry point asked for.
-        entry: String,
-    },
     /// A buffer exceeds what the device allows.
     #[error(
         "buffer `{label}` needs {bytes} bytes, above the device's limit of {limit} bytes ({which})"

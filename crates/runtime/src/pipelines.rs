@@ -126,12 +126,6 @@ impl GpuContext {
         checks: Checks,
         constants: &[(&str, f64)],
     ) -> Result<Arc<Pipeline>> {
-        if !module.entry_points.contains(&entry) {
-            return Err(GpuError::NoEntryPoint {
-                module: module.name.clone(),
-                entry: entry.to_owned(),
-            });
-        }
         let key = PipelineKey::new(module, entry, checks, constants);
         if let Some(p) = self
             .pipelines

@@ -11,7 +11,13 @@ fn two_threads_compile_each_pipeline_once() {
     // A context of its own: the shared one may have these pipelines already.
     let ctx = GpuContext::from_env_blocking().unwrap();
     let module = zkgpu_shaders::msm_buckets();
-    let entries = ["msm_digits", "msm_scan", "msm_scatter", "msm_chunk_order"];
+    use zkgpu_shaders::contract::msm_buckets::entry;
+    let entries = [
+        entry::MSM_DIGITS,
+        entry::MSM_SCAN,
+        entry::MSM_SCATTER,
+        entry::MSM_CHUNK_ORDER,
+    ];
     let requests: Vec<PipelineRequest<'_>> = entries
         .iter()
         .map(|entry| PipelineRequest {

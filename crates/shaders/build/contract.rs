@@ -1,6 +1,7 @@
 //! The Rust side of the WGSL contract, generated from naga's reflection of each composed
-//! module: per kernel file, a constant per bound variable (its binding number) and a
-//! `#[repr(C)]` struct per uniform type with the WGSL member names and offsets.
+//! module: per kernel file, a constant per bound variable (its binding number), its
+//! module-scope `u32` constants, a `#[repr(C)]` struct per uniform type with the WGSL member
+//! names and offsets (its size asserted), and its entry points' names (`entry::MSM_DIGITS`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -25,6 +26,9 @@ type Member = (String, u32, String, u32);
 #[derive(Default)]
 pub struct Contract {
     kernels: BTreeMap<String, Kernel>,
+    /// Entry points of each kernel file, over every module composed from it (a variant may
+    /// add one: the f64 arithmetic's check of `fma`).
+    entries: BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 impl Contract {
@@ -32,6 +36,10 @@ impl Contract {
     /// earlier variants gave.
     pub fn add(&mut self, name: &str, own: &str, module: &Module) -> Result<(), String> {
         let kernel_name = name.split('/').next().unwrap_or(name).to_owned();
+        self.entries
+            .entry(kernel_name.clone())
+            .or_default()
+            .extend(module.entry_points.iter().map(|e| e.name.clone()));
         let mut kernel = Kernel::default();
         for (_, c) in module.constants.iter() {
             let Some(const_name) = &c.name else { continue };
@@ -109,6 +117,18 @@ impl Contract {
                     "    /// `const {constant}` of the kernel.\n    pub const {constant}: u32 = {value};"
                 );
             }
+            let _ = writeln!(
+                s,
+                "    /// The entry points of the modules composed from it.\n    pub mod entry {{"
+            );
+            for e in self.entries.get(kernel).into_iter().flatten() {
+                let _ = writeln!(
+                    s,
+                    "        /// `fn {e}`.\n        pub const {}: &str = \"{e}\";",
+                    e.to_uppercase()
+                );
+            }
+            s.push_str("    }\n");
             for (var, binding) in &k.bindings {
                 let _ = writeln!(
                     s,
@@ -148,6 +168,12 @@ impl Contract {
                     s,
                     "    }}\n    const _: () = assert!(core::mem::size_of::<{name}>() == {span});"
                 );
+                for (member, offset, _, _) in members {
+                    let _ = writeln!(
+                        s,
+                        "    const _: () = assert!(core::mem::offset_of!({name}, {member}) == {offset});"
+                    );
+                }
             }
             s.push_str("}\n");
         }

@@ -37,8 +37,6 @@ pub struct Composed {
     pub name: String,
     /// The parts, in order.
     pub parts: Vec<Part>,
-    /// Compute entry points the module defines.
-    pub entry_points: &'static [&'static str],
     /// The field arithmetic it multiplies with (what the device must support to run it).
     pub arith: Arith,
 }
@@ -344,31 +342,10 @@ pub fn field_shim(f: FieldModule) -> Part {
     }
 }
 
-/// Entry points of the elementwise field kernel module.
-pub const FIELD_OPS_ENTRY_POINTS: &[&str] = &[
-    "field_add",
-    "field_sub",
-    "field_neg",
-    "field_double",
-    "field_mul",
-    "field_square",
-    "field_to_mont",
-    "field_from_mont",
-    "field_is_zero",
-    "field_eq",
-    "field_mul_chain",
-];
-
 /// The elementwise field kernels (`shaders/kernels/field_ops.wgsl`) over field `f` in
 /// arithmetic `arith`.
 pub fn field_ops(f: FieldModule, arith: Arith) -> Composed {
-    over_field(
-        f,
-        arith,
-        "field_ops",
-        fragment("kernels/field_ops.wgsl"),
-        FIELD_OPS_ENTRY_POINTS,
-    )
+    over_field(f, arith, "field_ops", fragment("kernels/field_ops.wgsl"))
 }
 
 /// The standalone generated field modules (no entry points), in arithmetic `arith`.
@@ -376,20 +353,15 @@ pub fn field_library(f: FieldModule, arith: Arith) -> Composed {
     Composed {
         name: module_name("field", f.id(), arith),
         parts: f.parts(arith),
-        entry_points: &[],
         arith,
     }
 }
-
-/// Entry points of the curve VM module.
-pub const CURVE_VM_ENTRY_POINTS: &[&str] = &["curve_vm_exec"];
 
 /// The curve VM (`shaders/kernels/curve_vm.wgsl`) for group `c` in arithmetic `arith`.
 pub fn curve_vm(c: Group, arith: Arith) -> Composed {
     Composed {
         name: module_name("curve_vm", c.id(), arith),
         parts: vm_parts(c, arith, vec![fragment("kernels/curve_vm.wgsl")]),
-        entry_points: CURVE_VM_ENTRY_POINTS,
         arith,
     }
 }
@@ -415,14 +387,6 @@ fn vm_parts(c: Group, arith: Arith, kernel: Vec<Part>) -> Vec<Part> {
     parts
 }
 
-/// Entry points of the MSM bucket-accumulation module.
-pub const MSM_ACCUMULATE_ENTRY_POINTS: &[&str] = &[
-    "msm_bucket_accumulate",
-    "msm_combine_chunks",
-    "msm_reduce_segments",
-    "msm_fold_bases",
-];
-
 /// MSM bucket accumulation (`shaders/kernels/msm_accumulate.wgsl`) for group `c` in
 /// arithmetic `arith`.
 pub fn msm_accumulate(c: Group, arith: Arith) -> Composed {
@@ -432,11 +396,11 @@ pub fn msm_accumulate(c: Group, arith: Arith) -> Composed {
             c,
             arith,
             vec![
+                fragment("kernels/msm_layout.wgsl"),
                 fragment("kernels/msm_bases.wgsl"),
                 fragment("kernels/msm_accumulate.wgsl"),
             ],
         ),
-        entry_points: MSM_ACCUMULATE_ENTRY_POINTS,
         arith,
     }
 }
@@ -451,26 +415,14 @@ pub fn msm_accumulate_split(c: Group, arith: Arith) -> Composed {
             c,
             arith,
             vec![
+                fragment("kernels/msm_layout.wgsl"),
                 fragment("kernels/msm_bases_split.wgsl"),
                 fragment("kernels/msm_accumulate.wgsl"),
             ],
         ),
-        entry_points: MSM_ACCUMULATE_ENTRY_POINTS,
         arith,
     }
 }
-
-/// Entry points of the MSM bucket-assignment module.
-pub const MSM_BUCKETS_ENTRY_POINTS: &[&str] = &[
-    "msm_digits",
-    "msm_scan_blocks",
-    "msm_scan",
-    "msm_scatter",
-    "msm_bucket_sizes",
-    "msm_chunk_counts",
-    "msm_chunk_order",
-    "msm_combine_args",
-];
 
 /// MSM bucket assignment (`shaders/kernels/msm_buckets.wgsl`): field-independent, no
 /// multiplication.
@@ -478,10 +430,10 @@ pub fn msm_buckets() -> Composed {
     Composed {
         name: "msm_buckets".into(),
         parts: vec![
+            fragment("kernels/msm_layout.wgsl"),
             fragment("kernels/msm_digits.wgsl"),
             fragment("kernels/msm_buckets.wgsl"),
         ],
-        entry_points: MSM_BUCKETS_ENTRY_POINTS,
         arith: Arith::Portable,
     }
 }
@@ -513,26 +465,16 @@ fn lazy_parts(f: FieldModule, arith: Arith) -> Vec<Part> {
 
 /// A kernel over the field `f` alone: the field in `arith`, its shim (`Fe`, `FE_WORDS`,
 /// `fe_*`), then `kernel`; named `name/<field>` (`@<arith>` after a wide one).
-fn over_field(
-    f: FieldModule,
-    arith: Arith,
-    name: &str,
-    kernel: Part,
-    entry_points: &'static [&'static str],
-) -> Composed {
+fn over_field(f: FieldModule, arith: Arith, name: &str, kernel: Part) -> Composed {
     let mut parts = f.parts(arith);
     parts.push(field_shim(f));
     parts.push(kernel);
     Composed {
         name: module_name(name, f.id(), arith),
         parts,
-        entry_points,
         arith,
     }
 }
-
-/// Entry points of the MSM Montgomery-digits module.
-pub const MSM_SCALARS_ENTRY_POINTS: &[&str] = &["msm_digits_from_montgomery"];
 
 /// MSM digits of scalars in arkworks' Montgomery form, converted in registers
 /// (`shaders/kernels/msm_digits.wgsl`, then `shaders/kernels/msm_scalars.wgsl`), over the
@@ -543,33 +485,20 @@ pub fn msm_scalars(f: FieldModule, arith: Arith) -> Composed {
         arith,
         "msm_scalars",
         fragment("kernels/msm_scalars.wgsl"),
-        MSM_SCALARS_ENTRY_POINTS,
     );
     let kernel = m.parts.len() - 1;
     m.parts.insert(kernel, fragment("kernels/msm_digits.wgsl"));
     m
 }
 
-/// Entry points of the NTT pass module.
-pub const NTT_ENTRY_POINTS: &[&str] = &["ntt_pass"];
-
 /// Radix-2^k NTT passes (`shaders/kernels/ntt.wgsl`) over the scalar field `f` (`Fr` only: the
 /// kernel moves 8-word packed elements) in `arith`.
 pub fn ntt(f: FieldModule, arith: Arith) -> Composed {
-    let mut m = over_field(
-        f,
-        arith,
-        "ntt",
-        fragment("kernels/ntt.wgsl"),
-        NTT_ENTRY_POINTS,
-    );
+    let mut m = over_field(f, arith, "ntt", fragment("kernels/ntt.wgsl"));
     let kernel = m.parts.len() - 1;
     m.parts.splice(kernel..kernel, lazy_parts(f, arith));
     m
 }
-
-/// Entry points of the elementwise witness-map module.
-pub const NTT_ELEMENTWISE_ENTRY_POINTS: &[&str] = &["ntt_elementwise"];
 
 /// Elementwise kernels of the witness map (`shaders/kernels/ntt_elementwise.wgsl`) over `f`
 /// in `arith`.
@@ -579,7 +508,6 @@ pub fn ntt_elementwise(f: FieldModule, arith: Arith) -> Composed {
         arith,
         "ntt_elementwise",
         fragment("kernels/ntt_elementwise.wgsl"),
-        NTT_ELEMENTWISE_ENTRY_POINTS,
     )
 }
 
@@ -590,12 +518,6 @@ pub const NTT_FIELDS: [FieldModule; 3] = [
     FieldModule::Bn254Fr,
 ];
 
-/// Entry points of the arithmetic check module.
-pub const ARITH_CHECK_ENTRY_POINTS: &[&str] = &["arith_mul_chain"];
-
-/// Entry points of the arithmetic check module of the `f64` arithmetic.
-pub const ARITH_CHECK_F64_ENTRY_POINTS: &[&str] = &["arith_mul_chain", "arith_fma"];
-
 /// The known-answer check and rate probe of arithmetic `arith` over the prime field `f`
 /// (`shaders/kernels/arith_check.wgsl`; for `f64` also `arith_check_f64.wgsl`, whether `fma`
 /// is fused): also the `arith field` benchmark's chains over packed words.
@@ -605,11 +527,9 @@ pub fn arith_check(f: FieldModule, arith: Arith) -> Composed {
         arith,
         "arith_check",
         fragment("kernels/arith_check.wgsl"),
-        ARITH_CHECK_ENTRY_POINTS,
     );
     if arith == Arith::F64 {
         m.parts.push(fragment("kernels/arith_check_f64.wgsl"));
-        m.entry_points = ARITH_CHECK_F64_ENTRY_POINTS;
     }
     m
 }
