@@ -15,7 +15,7 @@ cargo run --quiet -p zkgpu-cli --bin zkgpu -- info
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --workspace "$@" 2>&1 | tee "$log"
+cargo test --workspace --no-fail-fast "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # One closing line for the whole workspace (cargo prints one per test binary).

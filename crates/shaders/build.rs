@@ -15,6 +15,9 @@ mod contract;
 #[path = "src/group.rs"]
 #[allow(dead_code)]
 mod group;
+#[path = "src/pairing.rs"]
+#[allow(dead_code, unused_macros)]
+mod pairing;
 
 /// The WGSL files of `shaders/`, read from disk (the library embeds the same files).
 mod files {
@@ -48,6 +51,7 @@ fn main() {
     println!("cargo:rerun-if-changed=../../shaders");
     println!("cargo:rerun-if-changed=src/compose.rs");
     println!("cargo:rerun-if-changed=src/group.rs");
+    println!("cargo:rerun-if-changed=src/pairing.rs");
     println!("cargo:rerun-if-changed=build");
     let mut errors = Vec::new();
     let mut contract = contract::Contract::default();

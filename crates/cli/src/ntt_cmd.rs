@@ -6,7 +6,7 @@ use zkgpu_runtime::BlockOn;
 
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use rayon::prelude::*;
 use zkgpu_ntt::{Direction, GpuNtt, NttField};
 use zkgpu_runtime::GpuContext;
@@ -14,26 +14,12 @@ use zkgpu_runtime::GpuContext;
 #[path = "ntt_first.rs"]
 mod first;
 
-/// The scalar fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FieldArg {
-    /// BLS12-381's scalar field.
-    #[value(name = "bls12-381")]
-    Bls12_381,
-    /// BLS12-377's scalar field.
-    #[value(name = "bls12-377")]
-    Bls12_377,
-    /// BN254's scalar field.
-    #[value(name = "bn254")]
-    Bn254,
-}
-
 /// Arguments of `zkgpu ntt`.
 #[derive(Args, Debug)]
 pub struct NttArgs {
-    /// The scalar field.
-    #[arg(long, value_enum, default_value = "bls12-381")]
-    field: FieldArg,
+    /// The scalar field, by its pairing: bls12-381, bls12-377 or bn254.
+    #[arg(long, default_value = "bls12-381", value_parser = zkgpu_groth16::Pairing::from_name)]
+    field: zkgpu_groth16::Pairing,
     /// log2 of the transform size; repeat for several sizes.
     #[arg(long, default_values_t = [16u32])]
     log_n: Vec<u32>,
@@ -81,11 +67,10 @@ pub struct NttArgs {
 }
 
 pub fn run(args: &NttArgs) -> Result<(), Box<dyn std::error::Error>> {
-    match args.field {
-        FieldArg::Bls12_381 => run_field::<ark_bls12_381::Fr>(args, "BLS12-381 Fr"),
-        FieldArg::Bls12_377 => run_field::<ark_bls12_377::Fr>(args, "BLS12-377 Fr"),
-        FieldArg::Bn254 => run_field::<ark_bn254::Fr>(args, "BN254 Fr"),
-    }
+    let label = format!("{} Fr", args.field.name().to_uppercase());
+    zkgpu_groth16::with_pairing!(args.field, E => {
+        run_field::<<E as ark_ec::pairing::Pairing>::ScalarField>(args, &label)
+    })
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

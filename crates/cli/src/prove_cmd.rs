@@ -31,17 +31,6 @@ pub enum CircuitArg {
     Merkle,
 }
 
-/// Pairings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PairingArg {
-    #[value(name = "bls12-381")]
-    Bls12_381,
-    #[value(name = "bls12-377")]
-    Bls12_377,
-    #[value(name = "bn254")]
-    Bn254,
-}
-
 /// Arguments of `zkgpu prove`.
 #[derive(Args, Debug)]
 pub struct ProveArgs {
@@ -52,9 +41,9 @@ pub struct ProveArgs {
     /// 2^k (constraints plus public inputs), 10..=24.
     #[arg(long, default_value_t = 16)]
     log_constraints: u32,
-    /// The pairing.
-    #[arg(long, value_enum, default_value = "bls12-381")]
-    curve: PairingArg,
+    /// The pairing: bls12-381, bls12-377 or bn254 (the pairing registry).
+    #[arg(long, default_value = "bls12-381", value_parser = zkgpu_groth16::Pairing::from_name)]
+    curve: zkgpu_groth16::Pairing,
     /// Timed proofs after the first one, one at a time (fresh witness and randomness each);
     /// medians are reported.
     #[arg(long, default_value_t = 3)]
@@ -122,11 +111,7 @@ pub fn run(args: &ProveArgs, started: Instant) -> Result<(), BoxError> {
     if args.devices.is_some() && args.stream == 0 {
         return Err("--devices needs --stream N".into());
     }
-    match args.curve {
-        PairingArg::Bls12_381 => prove::<ark_bls12_381::Bls12_381>(args, started),
-        PairingArg::Bls12_377 => prove::<ark_bls12_377::Bls12_377>(args, started),
-        PairingArg::Bn254 => prove::<ark_bn254::Bn254>(args, started),
-    }
+    zkgpu_groth16::with_pairing!(args.curve, E => prove::<E>(args, started))
 }
 
 /// A fresh circuit of `shape`'s size, its public inputs and a seeded generator for `r`, `s`.

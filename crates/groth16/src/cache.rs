@@ -133,13 +133,13 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 impl<E: GpuPairing> GpuProver<E> {
     /// The file [`GpuProver::prepare_cached`] keeps `pk`'s prepared form in under `dir`: its
     /// name holds the pairing, the key's hash, and what shapes the stored layout on this
-    /// device (folding, the binding limit).
+    /// device (the key layout, the binding limit).
     pub fn cache_file(&self, dir: &Path, key_hash: &[u8; 32]) -> PathBuf {
         dir.join(format!(
-            "{}-{}-fold{}-b{}.zkgpk",
+            "{}-{}-{}-b{}.zkgpk",
             E::NAME,
             hex(&key_hash[..16]),
-            u8::from(self.folding()),
+            self.key_layout().tag(),
             self.ctx.max_binding_bytes() >> 20
         ))
     }

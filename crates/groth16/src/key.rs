@@ -15,7 +15,7 @@ use zkgpu_ntt::NttField;
 
 use crate::error::ProveError;
 use crate::matrices::{Qap, R1csMatrices};
-use crate::prover::GpuProver;
+use crate::prover::{GpuProver, KeyLayout};
 use crate::synth::synthesize_matrices;
 
 /// A pairing whose groups and scalar field the GPU engines support: BLS12-381, BLS12-377 and BN254.
@@ -28,22 +28,39 @@ pub trait GpuPairing: Pairing<ScalarField: NttField> {
     type GpuG2: GpuCurve<Affine = Self::G2Affine, Projective = Self::G2, Scalar = Self::ScalarField>;
 }
 
-impl GpuPairing for ark_bls12_381::Bls12_381 {
-    const NAME: &'static str = "bls12-381";
-    type GpuG1 = zkgpu_curves::Bls12_381G1;
-    type GpuG2 = zkgpu_curves::Bls12_381G2;
+/// Every pairing of the registry (`zkgpu_shaders::Pairing`) is a [`GpuPairing`].
+macro_rules! gpu_pairings {
+    (; $(($p:ident, $id:ident, $g1:ident, $g2:ident, $ark:path, $fr:path))*) => {$(
+        impl GpuPairing for $ark {
+            const NAME: &'static str = zkgpu_shaders::Pairing::$p.name();
+            type GpuG1 = zkgpu_curves::$g1;
+            type GpuG2 = zkgpu_curves::$g2;
+        }
+    )*};
 }
 
-impl GpuPairing for ark_bls12_377::Bls12_377 {
-    const NAME: &'static str = "bls12-377";
-    type GpuG1 = zkgpu_curves::Bls12_377G1;
-    type GpuG2 = zkgpu_curves::Bls12_377G2;
+zkgpu_shaders::for_each_pairing!(gpu_pairings);
+
+/// Runs `$body` with `$E` the arkworks pairing of the `zkgpu_shaders::Pairing` value
+/// `$pairing` (a choice made at run time: the command line's `--curve`).
+#[macro_export]
+macro_rules! with_pairing {
+    ($pairing:expr, $E:ident => $body:expr) => {
+        $crate::for_each_pairing!($crate::__with_pairing_match, $pairing, $E, $body)
+    };
 }
 
-impl GpuPairing for ark_bn254::Bn254 {
-    const NAME: &'static str = "bn254";
-    type GpuG1 = zkgpu_curves::Bn254G1;
-    type GpuG2 = zkgpu_curves::Bn254G2;
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_pairing_match {
+    ($pairing:expr, $E:ident, $body:expr ; $(($p:ident, $id:ident, $g1:ident, $g2:ident, $ark:path, $fr:path))*) => {
+        match $pairing {
+            $($crate::Pairing::$p => {
+                type $E = $ark;
+                $body
+            })*
+        }
+    };
 }
 
 /// The points of a proving key that the proof's assembly uses on the CPU (besides the
@@ -187,17 +204,17 @@ fn check_key<E: Pairing>(pk: &ProvingKey<E>, qap: Qap) -> Result<(usize, usize),
     Ok((num_inputs, domain_size))
 }
 
-/// The layout of base sets of `msm`: the planner's choice ([`GpuMsm::plan`]), or plain bases
-/// when folding is off.
-fn fold_for<C: GpuCurve>(on: bool, msm: &GpuMsm<C>, sets: &[&[C::Affine]]) -> Fold {
+/// The layout of base sets of `msm` under `layout`: plain, the planner's choice
+/// ([`GpuMsm::plan`]), or the one given.
+fn fold_for<C: GpuCurve>(layout: KeyLayout, msm: &GpuMsm<C>, sets: &[&[C::Affine]]) -> Fold {
     let len = sets.iter().map(|s| s.len()).max().unwrap_or(0);
-    if on {
-        msm.plan(len, sets.len()).fold()
-    } else {
-        Fold {
+    match layout {
+        KeyLayout::Plain => Fold {
             folds: 1,
             window_bits: None,
-        }
+        },
+        KeyLayout::Planned => msm.plan(len, sets.len()).fold(),
+        KeyLayout::Folded(fold) => fold,
     }
 }
 
@@ -266,7 +283,7 @@ impl<E: GpuPairing> GpuProver<E> {
         let a_b_l: [&[E::G1Affine]; 3] = [&pk.a_query[1..], &pk.b_g1_query[1..], &l_aligned];
         let b_g2: [&[E::G2Affine]; 1] = [&pk.b_g2_query[1..]];
         let h: [&[E::G1Affine]; 1] = [&pk.h_query];
-        let fold = self.folding();
+        let fold = self.key_layout();
         Ok(PreparedProvingKey {
             a_b_l: self
                 .g1

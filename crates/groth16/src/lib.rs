@@ -34,7 +34,7 @@ pub use cache::{CacheError, CacheOutcome, key_hash};
 pub use error::ProveError;
 pub use key::{GpuPairing, PreparedProvingKey};
 pub use matrices::{ConstraintRows, MatrixError, Qap, R1csMatrices};
-pub use prover::{GpuProver, ProofTimings};
+pub use prover::{GpuProver, KeyLayout, ProofTimings};
 #[cfg(not(target_arch = "wasm32"))]
 pub use qap::gpu_context;
 pub use qap::{
@@ -44,3 +44,4 @@ pub use qap::{
 #[cfg(not(target_arch = "wasm32"))]
 pub use stream::{Lane, ProofStream, prove_stream_across};
 pub use synth::{Synthesized, Witness, synthesize, synthesize_matrices, synthesize_witness};
+pub use zkgpu_shaders::{Pairing, for_each_pairing};

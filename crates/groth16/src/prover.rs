@@ -106,6 +106,30 @@ pub(crate) struct Unchecked<E: GpuPairing> {
     pub(crate) timings: ProofTimings,
 }
 
+/// How a prepared key stores its base vectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyLayout {
+    /// The bases as given: no window multiples.
+    Plain,
+    /// Each base vector in the layout the MSM planner chooses for its size on this device
+    /// ([`GpuMsm::plan`]: plain unless a folded one is predicted faster).
+    Planned,
+    /// Every base vector with these window multiples, whatever the planner would choose (a
+    /// layout measured elsewhere; tests of the folded paths).
+    Folded(zkgpu_msm::Fold),
+}
+
+impl KeyLayout {
+    /// A short name for file names: `plain`, `planned`, `f{levels}w{bits}`.
+    pub fn tag(self) -> String {
+        match self {
+            KeyLayout::Plain => "plain".into(),
+            KeyLayout::Planned => "planned".into(),
+            KeyLayout::Folded(f) => format!("f{}w{}", f.folds, f.window_bits.unwrap_or(0)),
+        }
+    }
+}
+
 /// The GPU Groth16 prover of pairing `E` on one GPU context: the NTT engine and the MSM
 /// engines of G1 and G2, pipelines built once.
 #[derive(Debug)]
@@ -117,7 +141,7 @@ pub struct GpuProver<E: GpuPairing> {
     verify: bool,
     pub(crate) overlap: bool,
     pub(crate) warm_clock: bool,
-    fold: Option<bool>,
+    layout: Option<KeyLayout>,
     pub(crate) stream_workers: usize,
     /// The witness map's sparse products run on their own thread pool (as many threads as
     /// rayon's global one): in the global pool they would hold every worker for the whole
@@ -148,7 +172,7 @@ impl<E: GpuPairing> GpuProver<E> {
             overlap: true,
             // A software adapter's "GPU" is the CPU: warm-up work would slow the synthesis.
             warm_clock: !ctx.is_software(),
-            fold: None,
+            layout: None,
             stream_workers: (threads / 2).clamp(1, 8),
             #[cfg(not(target_arch = "wasm32"))]
             products_pool,
@@ -184,18 +208,35 @@ impl<E: GpuPairing> GpuProver<E> {
     /// Whether [`GpuProver::prepare`] may store window multiples of the bases (A, B in G1
     /// and L together, B in G2, H): those MSMs then reduce fewer bucket windows
     /// (`zkgpu_msm::Fold`), at the cost of the multiples' memory and of computing them once
-    /// per key on the GPU. Each base vector gets the layout the MSM planner chooses
-    /// ([`GpuMsm::plan`]: plain unless a folded one is predicted faster). Default: on, except
-    /// on a software adapter (device type `Cpu`, e.g. lavapipe), where computing the
-    /// multiples costs more than they save.
-    pub fn with_folding(mut self, fold: bool) -> Self {
-        self.fold = Some(fold);
+    /// per key on the GPU. `true` is [`KeyLayout::Planned`], `false` [`KeyLayout::Plain`].
+    /// Default: planned, except on a software adapter (device type `Cpu`, e.g. lavapipe),
+    /// where computing the multiples costs more than they save.
+    pub fn with_folding(self, fold: bool) -> Self {
+        self.with_key_layout(if fold {
+            KeyLayout::Planned
+        } else {
+            KeyLayout::Plain
+        })
+    }
+
+    /// The layout keys prepared from now on store their bases in ([`KeyLayout`]).
+    pub fn with_key_layout(mut self, layout: KeyLayout) -> Self {
+        self.layout = Some(layout);
         self
     }
 
-    /// Whether keys prepared from now on store window multiples ([`GpuProver::with_folding`]).
+    /// The layout keys prepared from now on store their bases in.
+    pub fn key_layout(&self) -> KeyLayout {
+        self.layout.unwrap_or(if self.ctx.is_software() {
+            KeyLayout::Plain
+        } else {
+            KeyLayout::Planned
+        })
+    }
+
+    /// Whether keys prepared from now on may store window multiples ([`GpuProver::with_folding`]).
     pub fn folding(&self) -> bool {
-        self.fold.unwrap_or(!self.ctx.is_software())
+        self.key_layout() != KeyLayout::Plain
     }
 
     /// Synthesis threads of a proving stream ([`GpuProver::prove_stream`]; default: half

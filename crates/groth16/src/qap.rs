@@ -30,13 +30,11 @@ use zkgpu_runtime::GpuContext;
 use crate::matrices::{ArkRows, ConstraintRows, Qap};
 
 #[cfg(not(target_arch = "wasm32"))]
-/// The reduction's engines, all on one context.
+/// The reduction's NTT engines, all on one context: one per field, made on first use.
 #[derive(Debug)]
 struct Engines {
     ctx: GpuContext,
-    bls12_381: GpuNtt<ark_bls12_381::Fr>,
-    bls12_377: GpuNtt<ark_bls12_377::Fr>,
-    bn254: GpuNtt<ark_bn254::Fr>,
+    ntts: Mutex<std::collections::HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -44,10 +42,19 @@ impl Engines {
     fn on(ctx: &GpuContext) -> Arc<Self> {
         Arc::new(Self {
             ctx: ctx.clone(),
-            bls12_381: GpuNtt::new(ctx),
-            bls12_377: GpuNtt::new(ctx),
-            bn254: GpuNtt::new(ctx),
+            ntts: Mutex::default(),
         })
+    }
+
+    /// The engine of field `G` (made on first use).
+    fn ntt<G: NttField>(&self) -> Arc<GpuNtt<G>> {
+        let mut ntts = self.ntts.lock().unwrap_or_else(PoisonError::into_inner);
+        let any = ntts
+            .entry(TypeId::of::<G>())
+            .or_insert_with(|| Arc::new(GpuNtt::<G>::new(&self.ctx)))
+            .clone();
+        any.downcast::<GpuNtt<G>>()
+            .unwrap_or_else(|_| unreachable!("engines are keyed by their field's type"))
     }
 }
 
@@ -73,33 +80,6 @@ fn engines() -> Result<Arc<Engines>, String> {
 #[cfg(not(target_arch = "wasm32"))]
 pub fn gpu_context() -> Result<GpuContext, String> {
     engines().map(|e| e.ctx.clone())
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-/// A field [`GpuReduction`] runs on the GPU, with its engine in the slot.
-trait ReductionField: NttField {
-    fn engine(engines: &Engines) -> &GpuNtt<Self>;
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl ReductionField for ark_bls12_381::Fr {
-    fn engine(engines: &Engines) -> &GpuNtt<Self> {
-        &engines.bls12_381
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl ReductionField for ark_bls12_377::Fr {
-    fn engine(engines: &Engines) -> &GpuNtt<Self> {
-        &engines.bls12_377
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl ReductionField for ark_bn254::Fr {
-    fn engine(engines: &Engines) -> &GpuNtt<Self> {
-        &engines.bn254
-    }
 }
 
 /// `xs` as a slice of `G` when `F` is `G`, without copying.
@@ -146,18 +126,15 @@ impl R1CSToQAP for GpuReduction {
         num_constraints: usize,
         full_assignment: &[F],
     ) -> Result<Vec<F>, SynthesisError> {
-        let on_gpu = dispatch::<F, ark_bls12_381::Fr>(
-            matrices,
-            num_inputs,
-            num_constraints,
-            full_assignment,
-        )
-        .or_else(|| {
-            dispatch::<F, ark_bls12_377::Fr>(matrices, num_inputs, num_constraints, full_assignment)
-        })
-        .or_else(|| {
-            dispatch::<F, ark_bn254::Fr>(matrices, num_inputs, num_constraints, full_assignment)
-        });
+        // The first pairing's scalar field that `F` is (the registry: zkgpu_shaders::Pairing).
+        macro_rules! first_field {
+            (; $(($p:ident, $id:ident, $g1:ident, $g2:ident, $ark:path, $fr:path))*) => {
+                None$(.or_else(|| {
+                    dispatch::<F, $fr>(matrices, num_inputs, num_constraints, full_assignment)
+                }))*
+            };
+        }
+        let on_gpu = crate::for_each_pairing!(first_field);
         match on_gpu {
             Some(h) => h,
             None => LibsnarkReduction::witness_map_from_matrices::<F, D>(
@@ -184,7 +161,7 @@ impl R1CSToQAP for GpuReduction {
 /// (`SynthesisError::Unsatisfiable`), where ark-groth16's reduction would go on to a proof
 /// that does not verify.
 #[cfg(not(target_arch = "wasm32"))]
-fn dispatch<F: PrimeField, G: ReductionField>(
+fn dispatch<F: PrimeField, G: NttField>(
     matrices: &[Matrix<F>],
     num_inputs: usize,
     num_constraints: usize,
@@ -199,9 +176,9 @@ fn dispatch<F: PrimeField, G: ReductionField>(
             return None;
         }
     };
-    let ntt = G::engine(&engines);
+    let ntt = engines.ntt::<G>();
     let matrices: Vec<&Matrix<G>> = matrices.iter().collect();
-    let run = witness_map_gpu(ntt, &matrices, num_inputs, num_constraints, assignment);
+    let run = witness_map_gpu(&ntt, &matrices, num_inputs, num_constraints, assignment);
     match pollster::block_on(run) {
         Ok(h) => {
             GPU_RUNS.fetch_add(1, Ordering::Relaxed);

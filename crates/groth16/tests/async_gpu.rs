@@ -13,8 +13,20 @@ use ark_ff::UniformRand;
 use ark_groth16::{Groth16, prepare_verifying_key};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
-use zkgpu_groth16::{GpuPairing, GpuProver, ProveError};
+use zkgpu_groth16::{GpuPairing, GpuProver, KeyLayout, ProveError};
 use zkgpu_runtime::{BlockOn, ContextOptions, GpuContext};
+
+/// Folded bases (four levels: what the planner would not choose at these sizes) or plain.
+fn layout(fold: bool) -> KeyLayout {
+    if fold {
+        KeyLayout::Folded(zkgpu_msm::Fold {
+            folds: 4,
+            window_bits: None,
+        })
+    } else {
+        KeyLayout::Plain
+    }
+}
 
 fn webgpu_default_context() -> GpuContext {
     let ctx = GpuContext::new_blocking(ContextOptions::webgpu_default_from_env().unwrap())
@@ -26,7 +38,9 @@ fn webgpu_default_context() -> GpuContext {
 fn async_proofs_equal_arkworks<E: GpuPairing>(seed: u64, fold: bool, yielding: bool) {
     let ctx = webgpu_default_context();
     ctx.set_yielding_waits(yielding);
-    let prover = GpuProver::<E>::new(&ctx).unwrap().with_folding(fold);
+    let prover = GpuProver::<E>::new(&ctx)
+        .unwrap()
+        .with_key_layout(layout(fold));
     let mut rng = StdRng::seed_from_u64(seed);
     let x = E::ScalarField::rand(&mut rng);
     let circuit = Chain::new(x, 900, vec![E::ScalarField::from(5u64)]);

@@ -13,7 +13,9 @@ use ark_ff::UniformRand;
 use ark_groth16::{Groth16, ProvingKey};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
-use zkgpu_groth16::{CacheError, CacheOutcome, GpuPairing, GpuProver, ProveError, key_hash};
+use zkgpu_groth16::{
+    CacheError, CacheOutcome, GpuPairing, GpuProver, KeyLayout, ProveError, key_hash,
+};
 
 /// A fresh directory under the system's temporary one, removed when dropped.
 struct TempDir(PathBuf);
@@ -30,6 +32,18 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Folded bases (four levels: what the planner would not choose at these sizes) or plain.
+fn layout(fold: bool) -> KeyLayout {
+    if fold {
+        KeyLayout::Folded(zkgpu_msm::Fold {
+            folds: 4,
+            window_bits: None,
+        })
+    } else {
+        KeyLayout::Plain
     }
 }
 
@@ -60,7 +74,9 @@ fn flip_byte(path: &Path, at: u64) {
 
 fn round_trip<E: GpuPairing>(seed: u64, fold: bool) {
     let ctx = context();
-    let prover = GpuProver::<E>::new(&ctx).unwrap().with_folding(fold);
+    let prover = GpuProver::<E>::new(&ctx)
+        .unwrap()
+        .with_key_layout(layout(fold));
     let mut rng = StdRng::seed_from_u64(seed);
     let circuit = Chain::new(
         E::ScalarField::rand(&mut rng),
@@ -126,7 +142,9 @@ fn bls12_377_round_trip_folded() {
 fn bad_files_are_refused() {
     type E = ark_bls12_381::Bls12_381;
     let ctx = context();
-    let prover = GpuProver::<E>::new(&ctx).unwrap().with_folding(true);
+    let prover = GpuProver::<E>::new(&ctx)
+        .unwrap()
+        .with_key_layout(layout(true));
     let mut rng = StdRng::seed_from_u64(44);
     let circuit = Chain::new(ark_bls12_381::Fr::rand(&mut rng), 100, vec![]);
     let pk = setup::<E>(&circuit, &mut rng);

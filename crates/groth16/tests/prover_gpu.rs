@@ -89,19 +89,36 @@ impl NextSeed for StdRng {
     }
 }
 
-#[test]
-fn bls12_381_proofs_equal_arkworks() {
-    proofs_equal_arkworks::<ark_bls12_381::Bls12_381>(11);
+/// One test per pairing of the registry (`zkgpu_groth16::for_each_pairing!`), each with a
+/// seed of its own: a pairing added to the registry is tested here without a line more.
+macro_rules! per_pairing {
+    ($base:literal; $(($p:ident, $id:ident, $g1:ident, $g2:ident, $ark:path, $fr:path))*) => {
+        mod per_pairing {
+            $(
+                #[test]
+                fn $id() {
+                    let seed = $base + zkgpu_groth16::Pairing::$p as u64;
+                    super::proofs_equal_arkworks::<$ark>(seed);
+                }
+            )*
+        }
+    };
 }
+zkgpu_groth16::for_each_pairing!(per_pairing, 11);
 
 #[test]
-fn bls12_377_proofs_equal_arkworks() {
-    proofs_equal_arkworks::<ark_bls12_377::Bls12_377>(12);
-}
-
-#[test]
-fn bn254_proofs_equal_arkworks() {
-    proofs_equal_arkworks::<ark_bn254::Bn254>(17);
+fn every_pairing_has_a_prover() {
+    // The registry's names round-trip and each dispatches to a prover of that pairing.
+    for &p in zkgpu_groth16::Pairing::ALL {
+        assert_eq!(zkgpu_groth16::Pairing::from_name(p.name()), Ok(p));
+        let name = zkgpu_groth16::with_pairing!(p, E => <E as zkgpu_groth16::GpuPairing>::NAME);
+        assert_eq!(name, p.name());
+    }
+    assert_eq!(
+        zkgpu_groth16::Pairing::from_name("bn128"),
+        Ok(zkgpu_groth16::Pairing::Bn254)
+    );
+    assert!(zkgpu_groth16::Pairing::from_name("bls12").is_err());
 }
 
 /// One prepared key, many witnesses: every proof verifies and differs.

@@ -236,21 +236,19 @@ impl<F: NttField> GpuNtt<F> {
 
     /// Prepares everything a transform over `domain` needs, both directions, so that the
     /// first [`GpuNtt::fft`] / [`GpuNtt::ifft`] of it costs what later ones do: the pipelines
-    /// (compiled, or loaded from the context's persistent pipeline cache) and the twiddle
-    /// plans with their tables uploaded. A coset domain prepares its coset's transforms.
+    /// (compiled, or loaded from the context's persistent pipeline cache), the twiddle plans
+    /// with their tables uploaded, and one transform each way of the full size on zeros, so
+    /// that the device buffers and staging memory of that size exist and the driver has
+    /// finished the pipelines' first dispatches. Costs about two warm transforms beyond the
+    /// pipelines and tables. A coset domain prepares its coset's transforms.
     pub async fn prepare(&self, domain: &Radix2EvaluationDomain<F>) -> Result<()> {
         self.warm_up().await?;
         for dir in [Direction::Forward, Direction::Inverse] {
             self.plan(domain, dir)?;
         }
-        // One tiny transform through the same pipelines and a first upload and download:
-        // drivers finish some of a pipeline's work on its first dispatch.
-        let tiny = Radix2EvaluationDomain::<F>::new(2).ok_or(NttError::Size {
-            log_n: 1,
-            reason: "the field has no domain of 2 elements".into(),
-        })?;
-        let mut v = vec![F::zero(); 2];
-        self.fft(&tiny, &mut v).await
+        let mut v = vec![F::zero(); domain.size()];
+        self.fft(domain, &mut v).await?;
+        self.ifft(domain, &mut v).await
     }
 
     /// Keeps the GPU busy for `duration` so that the transforms after it start at the GPU's

@@ -57,17 +57,17 @@ pub trait NttField: FftField + PrimeField + PackedWords {
     const MODULE: FieldModule;
 }
 
-impl NttField for ark_bls12_381::Fr {
-    const MODULE: FieldModule = FieldModule::Bls12_381Fr;
+/// Every pairing's scalar field is an [`NttField`] (the registry of
+/// `zkgpu_shaders::Pairing`).
+macro_rules! ntt_fields {
+    (; $(($p:ident, $id:ident, $g1:ident, $g2:ident, $ark:path, $fr:path))*) => {$(
+        impl NttField for $fr {
+            const MODULE: FieldModule = zkgpu_shaders::Pairing::$p.scalar_field();
+        }
+    )*};
 }
 
-impl NttField for ark_bls12_377::Fr {
-    const MODULE: FieldModule = FieldModule::Bls12_377Fr;
-}
-
-impl NttField for ark_bn254::Fr {
-    const MODULE: FieldModule = FieldModule::Bn254Fr;
-}
+zkgpu_shaders::for_each_pairing!(ntt_fields);
 
 /// Bytes per element on the GPU.
 pub const ELEMENT_BYTES: u64 = 32;

@@ -526,3 +526,28 @@ fn bls12_377_domains_keyed_by_their_elements() {
 fn bn254_domains_keyed_by_their_elements() {
     domains_keyed_by_their_elements::<ark_bn254::Fr>(63);
 }
+
+/// `prepare` on plain and coset domains, then transforms of them (and of another size) on a
+/// fresh engine: each equal to ark-poly's; `prepare` itself leaves no trace in the results.
+#[test]
+fn prepared_domains_match_arkworks() {
+    type F = ark_bls12_381::Fr;
+    let ntt = GpuNtt::<F>::new(ctx());
+    let mut rng = rng(91);
+    for (name, domain) in domains::<F>(9) {
+        ntt.prepare(&domain).block_on().unwrap();
+        let values: Vec<F> = (0..domain.size()).map(|_| F::rand(&mut rng)).collect();
+        let (mut got, mut want) = (values.clone(), values.clone());
+        ntt.fft(&domain, &mut got).block_on().unwrap();
+        domain.fft_in_place(&mut want);
+        assert!(got == want, "{name}: fft after prepare");
+        ntt.ifft(&domain, &mut got).block_on().unwrap();
+        assert!(got == values, "{name}: ifft after prepare");
+    }
+    let other = Radix2EvaluationDomain::<F>::new(1 << 5).unwrap();
+    let values: Vec<F> = (0..32).map(|_| F::rand(&mut rng)).collect();
+    let (mut got, mut want) = (values.clone(), values);
+    ntt.fft(&other, &mut got).block_on().unwrap();
+    other.fft_in_place(&mut want);
+    assert!(got == want, "an unprepared size after prepare");
+}

@@ -17,6 +17,7 @@
 //! (inlined by every compiler, so they add no call sites).
 
 use crate::group::Group;
+use crate::pairing::Pairing;
 use zkgpu_limbs::Arith;
 use zkgpu_limbs::wgsl::{lazy_mul_stem, mul_stem};
 
@@ -511,12 +512,10 @@ pub fn ntt_elementwise(f: FieldModule, arith: Arith) -> Composed {
     )
 }
 
-/// The scalar fields the NTT supports.
-pub const NTT_FIELDS: [FieldModule; 3] = [
-    FieldModule::Bls12_381Fr,
-    FieldModule::Bls12_377Fr,
-    FieldModule::Bn254Fr,
-];
+/// The scalar fields the NTT supports: the pairings' ([`Pairing::scalar_field`]).
+pub fn ntt_fields() -> Vec<FieldModule> {
+    Pairing::ALL.iter().map(|p| p.scalar_field()).collect()
+}
 
 /// The known-answer check and rate probe of arithmetic `arith` over the prime field `f`
 /// (`shaders/kernels/arith_check.wgsl`; for `f64` also `arith_check_f64.wgsl`, whether `fma`
@@ -552,8 +551,8 @@ pub fn all() -> Vec<Composed> {
         );
         v.extend(Group::ALL.iter().map(|&c| msm_accumulate(c, arith)));
         v.extend(Group::ALL.iter().map(|&c| msm_accumulate_split(c, arith)));
-        v.extend(NTT_FIELDS.iter().map(|&f| ntt(f, arith)));
-        v.extend(NTT_FIELDS.iter().map(|&f| ntt_elementwise(f, arith)));
+        v.extend(ntt_fields().into_iter().map(|f| ntt(f, arith)));
+        v.extend(ntt_fields().into_iter().map(|f| ntt_elementwise(f, arith)));
         v.extend(
             FieldModule::ALL
                 .iter()
