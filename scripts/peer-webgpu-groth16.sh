@@ -6,7 +6,7 @@
 #   scripts/peer-webgpu-groth16.sh [OUT_DIR]   build; copy the binary to OUT_DIR/wg16-profile
 #                                              (default .devrun/bin, next to a staged zkgpu)
 # Then, on the device machine: .devrun/run.sh .devrun/bin/wg16-profile <constraints> <proofs>
-# docs/PERFORMANCE.md (session 11) has what it did on the H100.
+# docs/log/2026-11.md (2026-11-23) has what it did on the H100.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.devrun/bin}

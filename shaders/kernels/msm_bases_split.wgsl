@@ -24,7 +24,7 @@ fn load_point(point: u32) -> array<PackedFe, AFFINE_REGS> {
 
 // The same point into the VM's registers from `first` on, through `load_point`'s copy: loaded
 // straight into the registers from either binding, BLS12-381 G2's accumulation took 3% longer
-// on the H100 (docs/PERFORMANCE.md, session 31).
+// on the H100 (docs/log/2026-11.md, 2026-11-27).
 fn load_point_regs(point: u32, first: u32) {
     let p = load_point(point);
     for (var r = 0u; r < AFFINE_REGS; r++) {

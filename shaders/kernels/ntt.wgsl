@@ -75,7 +75,7 @@ const NTT_TILE: u32 = 256u;
 // within WebGPU's default 16 KiB). Tile element e is kept as its 20 limbs in 10 words of two
 // 16-bit halves, word w at w * 256 + e: consecutive elements in consecutive banks, and a limb
 // is one mask or shift away (the 8-word packed form cost a 32-bit repacking per access, which
-// made the butterflies twice as slow on the H100; docs/PERFORMANCE.md).
+// made the butterflies twice as slow on the H100; docs/log/2026-11.md).
 const_assert FE_WORDS == 20u;
 var<workgroup> tile: array<u32, 2560>;
 

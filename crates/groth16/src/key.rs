@@ -290,7 +290,7 @@ impl<E: GpuPairing> GpuProver<E> {
                 .prepare_sets_folded(&a_b_l, fold_for(fold, &self.g1, &a_b_l))
                 .await?,
             // G2 stays unfolded: its folded bases made the accumulation's gathers slower by
-            // more than the reduction saved (docs/PERFORMANCE.md).
+            // more than the reduction saved (docs/log/2026-11.md).
             b_g2: self
                 .g2
                 .prepare_sets_folded(&b_g2, fold_for(fold, &self.g2, &b_g2))

@@ -99,7 +99,7 @@ impl<C: GpuCurve> PreparedBases<C> {
 
     /// Base sets each part holds: all of them, or 1 where they did not fit one part
     /// together (each set then runs as its own MSM at its own window: faster than parts of
-    /// all the sets at a narrower one, docs/PERFORMANCE.md).
+    /// all the sets at a narrower one, docs/log/2026-11.md).
     pub fn sets_per_part(&self) -> usize {
         self.sets_per_part
     }

@@ -70,8 +70,8 @@ impl MsmConfig {
 /// `n x levels` entries in a window). Short chunks bound the longest serial chain (the top
 /// window of uniform scalars has few, large buckets; 0/1 witnesses put most points in one
 /// bucket), and the chunks of a large bucket are summed by a tree. The floor keeps about
-/// 2^18 invocations busy where the entries allow it, and no more (measured: docs/PERFORMANCE.md,
-/// "Where the MSM's defaults come from").
+/// 2^18 invocations busy where the entries allow it, and no more (measured:
+/// docs/PERFORMANCE.md, "Where the MSM's defaults come from").
 pub fn default_chunk(n: usize, c: u32, entries: u64) -> u32 {
     let mean = n.div_ceil(1 << (c - 1));
     let floor = (entries >> 18).clamp(16, 48) as u32;
@@ -110,7 +110,7 @@ pub fn default_reduce_segments(per_window: u32, windows: u32) -> u32 {
 
 /// The default window width for `n` points: about `ln n`, as arkworks chooses, within 2..=16,
 /// from `ceil(log2 n) + 1`, so that sizes just below a power of two (a Groth16 H query has
-/// `2^k - 1` points) get the window of the power of two (docs/PERFORMANCE.md).
+/// `2^k - 1` points) get the window of the power of two (docs/log/2026-11.md).
 pub fn default_window_bits(n: usize) -> u32 {
     if n < 32 {
         3
@@ -126,7 +126,7 @@ pub fn default_window_bits(n: usize) -> u32 {
 /// group the additions that wider windows save outweigh their larger reduction, and it is
 /// [`MAX_FOLDED_DEFAULT_WINDOW`] (narrowed by the MSM's shape where its buffers would not fit
 /// one binding). Measured on the H100 for the four prime-field groups at 2^24 points
-/// (docs/PERFORMANCE.md, session 29).
+/// (docs/log/2026-11.md, 2026-11-27).
 pub fn default_unfolded_window_bits<C: GpuCurve>(n: usize) -> u32 {
     if n >= WIDE_UNFOLDED_MIN && C::DEGREE == 1 {
         MAX_FOLDED_DEFAULT_WINDOW
@@ -150,7 +150,7 @@ pub const MAX_FOLDED_DEFAULT_WINDOW: u32 = 20;
 /// bucket windows of at least [`WIDE_PARTIAL_FOLD_MIN_FQ2`] points (the G2 groups); else
 /// [`default_window_bits`]. With one bucket window
 /// the reduction no longer grows with the window count, and wider windows mean fewer windows,
-/// so fewer additions, to accumulate (docs/PERFORMANCE.md). Narrowed until the bucket sums
+/// so fewer additions, to accumulate (docs/log/2026-11.md). Narrowed until the bucket sums
 /// fit one binding.
 pub fn default_folded_window_bits<C: GpuCurve>(
     len: usize,
@@ -173,9 +173,9 @@ pub fn default_folded_window_bits<C: GpuCurve>(
     let covered = folds.min(MAX_FOLDS) >= window_count(bits, c);
     // Levels that leave several bucket windows still pay for the wide width from 2^21 points
     // on, where the additions it saves outweigh its larger reduction (BLS12-381 G1 on the
-    // H100, docs/PERFORMANCE.md, session 26). G2's additions cost three times as much, and so
+    // H100, docs/log/2026-11.md, 2026-11-26). G2's additions cost three times as much, and so
     // does each bucket window's reduction: the wide width paid at 2^20 points with two bucket
-    // windows left, and lost with four (session 29).
+    // windows left, and lost with four (2026-11-27).
     let partial = if C::DEGREE == 1 {
         folds >= 2 && len >= WIDE_PARTIAL_FOLD_MIN
     } else {
@@ -199,12 +199,12 @@ pub const WIDE_PARTIAL_FOLD_MIN: usize = 1 << 21;
 pub const WIDE_PARTIAL_FOLD_MIN_FQ2: usize = 1 << 20;
 
 /// The default [`MsmConfig::tree_group`]: groups of 4 beat 16 in the reduction of every
-/// group measured (docs/PERFORMANCE.md).
+/// group measured (docs/log/2026-11.md).
 pub const DEFAULT_TREE_GROUP: u32 = 4;
 
 /// The default [`MsmConfig::chunk_group`], every group: a tree level over a large bucket's
 /// chunks runs only over the chunks that can start a group, so short chains and more levels
-/// win, G1 included (docs/PERFORMANCE.md, session 28; before, 16 for G1).
+/// win, G1 included (docs/log/2026-11.md, 2026-11-27; before, 16 for G1).
 pub const DEFAULT_CHUNK_GROUP: u32 = 4;
 
 /// MSM shapes whose working buffers an engine keeps.

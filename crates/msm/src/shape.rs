@@ -183,7 +183,7 @@ impl Shape {
         // Per window as for one set: the reduction is latency-bound, so more sets' windows
         // run in the time of one. Over Fq2, whose additions take about three times as long,
         // twice as many segments in all (shorter serial chains): BLS12-381 G2 2^20 on the
-        // H100, reduction 12.5 -> 11.1 ms (docs/PERFORMANCE.md).
+        // H100, reduction 12.5 -> 11.1 ms (docs/log/2026-11.md).
         let per_degree = if C::DEGREE == 2 {
             (set_windows / 2).max(1)
         } else {
@@ -363,7 +363,7 @@ impl RowLayout {
 }
 
 /// Average digits per bucket from which digit words keep their ranks, so that the scatter
-/// needs no atomic of its own (H100, docs/PERFORMANCE.md, session 27): the histogram's
+/// needs no atomic of its own (H100, docs/log/2026-11.md, 2026-11-26): the histogram's
 /// atomics then return their results, which costs more than the scatter saves where few
 /// digits share a bucket (BN254 G1 2^20 folded, 26 a bucket: 0.06 ms more) and saves where
 /// many do (BLS12-381 G1 2^24 with 16-bit windows, 512 a bucket: 2.3 ms less).

@@ -84,7 +84,7 @@ pub enum Direction {
     Inverse,
 }
 
-/// The default largest pass (bits): chosen by measurement, see docs/PERFORMANCE.md.
+/// The default largest pass (bits): chosen by measurement, see docs/log/2026-11.md.
 pub const DEFAULT_MAX_PASS_BITS: u32 = 8;
 
 pub use plan::DEFAULT_MAX_TWIST_LOG;

@@ -183,7 +183,7 @@ impl GpuContext {
     /// The pipelines of `requests`, in order: [`GpuContext::pipeline`] for each, except that
     /// on native targets those not cached yet are compiled side by side, one thread each
     /// (a driver compiles one pipeline on one core, so the wait is the slowest pipeline's,
-    /// not their sum: docs/PERFORMANCE.md, session 29), and those another thread is already
+    /// not their sum: docs/log/2026-11.md, 2026-11-27), and those another thread is already
     /// compiling here (two engines of one context, such as the prover's G1 and G2 MSMs,
     /// share pipelines) are waited for, not compiled twice. In a browser they are built one
     /// after the other.

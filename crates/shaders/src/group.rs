@@ -106,7 +106,7 @@ impl Group {
     /// Whether the MSM's accumulation loads each step's point one step ahead, into registers
     /// (`PREFETCH_POINT` in shaders/kernels/msm_accumulate.wgsl). On the H100 that paid for
     /// ed-on-bls12-377 only: BN254 G1 was unchanged, and the extra live registers slowed the
-    /// 30-limb groups (docs/PERFORMANCE.md, session 29).
+    /// 30-limb groups (docs/log/2026-11.md, 2026-11-27).
     pub const fn prefetch_point(self) -> bool {
         matches!(self, Group::EdOnBls12_377)
     }
