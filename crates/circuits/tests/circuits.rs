@@ -22,6 +22,22 @@ fn satisfied<F: PrimeField>(c: impl ConstraintSynthesizer<F>) -> bool {
     cs.is_satisfied().unwrap()
 }
 
+/// Whether `c`'s constraints hold with its public inputs replaced by `roots` (the claimed
+/// roots, input 0 being the constant one).
+fn satisfied_with_roots<F: PrimeField + Absorb>(c: MerklePaths<F>, roots: &[F]) -> bool {
+    let cs = ConstraintSystem::<F>::new_ref();
+    cs.set_mode(SynthesisMode::Prove {
+        construct_matrices: true,
+        generate_lc_assignments: false,
+    });
+    c.generate_constraints(cs.clone()).unwrap();
+    cs.finalize();
+    let mut inner = cs.into_inner().unwrap();
+    assert_eq!(inner.assignments.instance_assignment.len(), 1 + roots.len());
+    inner.assignments.instance_assignment[1..].copy_from_slice(roots);
+    inner.is_satisfied().unwrap()
+}
+
 #[test]
 fn sha256_digest_matches_the_standard() {
     // SHA-256 of 32 zero bytes, and of that digest (FIPS 180-4 via any sha256sum).
@@ -91,6 +107,8 @@ fn merkle<F: PrimeField + Absorb>(alpha: u64) {
     flipped.paths[1].is_right[2] ^= true;
     assert_ne!(flipped.roots()[1], roots[1]);
     assert_eq!(flipped.roots()[0], roots[0]);
+    assert!(satisfied_with_roots(c.clone(), &roots));
+    assert!(!satisfied_with_roots(flipped, &roots));
     // Sized.
     for k in [12, 14] {
         let paths = MerklePaths::<F>::paths_for(k, 4).unwrap();
