@@ -38,7 +38,8 @@ struct Args {
     /// log2 sizes, comma-separated [default: 16,18,20,22,24 on a GPU, 8,10 on a software adapter].
     #[arg(long, value_delimiter = ',')]
     log_n: Vec<u32>,
-    /// Timed runs per cell; the median is reported.
+    /// Timed runs per cell and layout (at least 15 up to 2^16 points, 7 up to 2^18); the
+    /// median is reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
     /// Largest log2 size checked against arkworks (the auto layout is always checked against
@@ -65,36 +66,52 @@ fn scalars<C: GpuCurve>(pattern: &str, n: usize, rng: &mut StdRng) -> Vec<C::Sca
         .collect()
 }
 
-/// The median end-to-end seconds of `runs` MSMs (after a warm-up) and the result.
-fn time<C: GpuCurve>(
+/// A layout's median seconds and its result.
+type Timed<C> = (f64, <C as GpuCurve>::Projective);
+
+/// The median end-to-end seconds of `runs` MSMs on each of `plain` and `auto` (after a
+/// warm-up of both), timed alternately so that a clock change or a first-use cost falls on
+/// both alike, and their results, each checked equal across its runs.
+fn time_pair<C: GpuCurve>(
     msm: &GpuMsm<C>,
-    bases: &PreparedBases<C>,
+    plain: &PreparedBases<C>,
+    auto: &PreparedBases<C>,
     s: &[C::Scalar],
     runs: usize,
-) -> Result<(f64, C::Projective), Box<dyn std::error::Error>> {
-    let run = || -> Result<C::Projective, zkgpu_msm::MsmError> {
-        msm.run(MsmRequest::new(bases, s)).block_on()?.sum()
+) -> Result<[Timed<C>; 2], Box<dyn std::error::Error>> {
+    let run = |bases: &PreparedBases<C>| -> Result<(f64, C::Projective), zkgpu_msm::MsmError> {
+        let start = Instant::now();
+        let sum = msm.run(MsmRequest::new(bases, s)).block_on()?.sum()?;
+        Ok((start.elapsed().as_secs_f64(), sum))
     };
-    let result = run()?;
-    let mut t: Vec<f64> = (0..runs.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            run().map(|r| (start.elapsed().as_secs_f64(), r))
-        })
-        .map(|r| {
-            r.and_then(|(secs, got)| {
-                if got == result {
-                    Ok(secs)
-                } else {
-                    Err(zkgpu_msm::MsmError::Config(
-                        "results differ between runs".into(),
-                    ))
-                }
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    t.sort_by(f64::total_cmp);
-    Ok((t[t.len() / 2], result))
+    let layouts = [plain, auto];
+    let first = [run(plain)?.1, run(auto)?.1];
+    let mut times = [Vec::new(), Vec::new()];
+    for _ in 0..runs.max(1) {
+        for (k, bases) in layouts.iter().enumerate() {
+            let (secs, got) = run(bases)?;
+            if got != first[k] {
+                return Err("results differ between runs".into());
+            }
+            times[k].push(secs);
+        }
+    }
+    let median = |mut t: Vec<f64>| {
+        t.sort_by(f64::total_cmp);
+        t[t.len() / 2]
+    };
+    let [tp, ta] = times;
+    Ok([(median(tp), first[0]), (median(ta), first[1])])
+}
+
+/// Timed runs for `n` points: at least `runs`, more for small MSMs, whose few milliseconds
+/// vary more from run to run.
+fn runs_for(n: usize, runs: usize) -> usize {
+    match n {
+        0..=65_536 => runs.max(15),
+        65_537..=262_144 => runs.max(7),
+        _ => runs,
+    }
 }
 
 /// One group over every size: its table rows and whether every cell held.
@@ -121,8 +138,7 @@ where
         let mut base_time = [0.0f64; 2];
         for pattern in PATTERNS {
             let s = scalars::<C>(pattern, n, &mut rng);
-            let (tp, rp) = time(&msm, &plain, &s, args.runs)?;
-            let (ta, ra) = time(&msm, &auto, &s, args.runs)?;
+            let [(tp, rp), (ta, ra)] = time_pair(&msm, &plain, &auto, &s, runs_for(n, args.runs))?;
             let mut notes = Vec::new();
             if ra != rp {
                 notes.push("AUTO DIFFERS FROM PLAIN".to_owned());
@@ -184,7 +200,8 @@ fn main() -> ExitCode {
             args.group.clone()
         };
         println!(
-            "adapter: {} ({:?}), {} arithmetic; end-to-end ms, median of {}",
+            "adapter: {} ({:?}), {} arithmetic; end-to-end ms, median of at least {} runs a \
+             layout, plain and auto alternated",
             ctx.info().name,
             ctx.info().backend,
             ctx.arith(),
