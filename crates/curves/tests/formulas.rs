@@ -6,10 +6,7 @@
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup, PrimeGroup};
 use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use zkgpu_curves::{
-    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Bn254G1, Bn254G2, EdOnBls12_377, GpuCurve,
-    RunStats,
-};
+use zkgpu_curves::{Bls12_377G1, GpuCurve, RunStats};
 
 /// Runs `entry` with `inputs` in slots 0.. and returns the accumulator and the run's stats.
 fn run<C: GpuCurve>(entry: &str, inputs: &[C::Base]) -> (C::Projective, RunStats) {
@@ -157,34 +154,34 @@ fn check<C: GpuCurve>(seed: u64, costs: (usize, usize, usize)) {
 // Weierstrass XYZZ 8M+2S, 12M+2S, 6M+3S; over Fq2 a multiplication is 3 base ones and a
 // squaring 2; twisted Edwards (ed-on-bls12-377, and BLS12-377 G1's form) 7M from
 // `(y - x, y + x, 2d x y)`, 9M, 4M+4S.
-#[test]
-fn bls12_381_g1() {
-    check::<Bls12_381G1>(1, (10, 14, 9));
+/// The general path's cost of `C`'s formula family (madd, add, dbl in base-field
+/// multiplications, as above).
+fn costs<C: GpuCurve>() -> (usize, usize, usize) {
+    if C::AFFINE_NEG_SWAP {
+        (7, 9, 8) // twisted Edwards
+    } else if C::DEGREE == 2 {
+        (28, 40, 24) // XYZZ over Fq2
+    } else {
+        (10, 14, 9) // XYZZ
+    }
 }
-#[test]
-fn bls12_381_g2() {
-    check::<Bls12_381G2>(2, (28, 40, 24));
+
+/// One test per group of the registry (`zkgpu_curves::for_each_group!`), seeded by its place.
+macro_rules! per_group {
+    (; $(($G:ident, $id:ident))*) => {
+        mod per_group {
+            $(
+                #[test]
+                fn $id() {
+                    type C = zkgpu_curves::$G;
+                    let seed = 1 + zkgpu_curves::Group::$G as u64;
+                    super::check::<C>(seed, super::costs::<C>());
+                }
+            )*
+        }
+    };
 }
-#[test]
-fn bls12_377_g1() {
-    check::<Bls12_377G1>(3, (7, 9, 8));
-}
-#[test]
-fn bls12_377_g2() {
-    check::<Bls12_377G2>(4, (28, 40, 24));
-}
-#[test]
-fn ed_on_bls12_377() {
-    check::<EdOnBls12_377>(5, (7, 9, 8));
-}
-#[test]
-fn bn254_g1() {
-    check::<Bn254G1>(6, (10, 14, 9));
-}
-#[test]
-fn bn254_g2() {
-    check::<Bn254G2>(7, (28, 40, 24));
-}
+zkgpu_curves::for_each_group!(per_group);
 
 #[test]
 fn register_files_fit_the_shader_modules() {
@@ -198,13 +195,9 @@ fn register_files_fit_the_shader_modules() {
             C::ID
         );
     }
-    fits::<Bls12_381G1>();
-    fits::<Bls12_381G2>();
-    fits::<Bls12_377G1>();
-    fits::<Bls12_377G2>();
-    fits::<EdOnBls12_377>();
-    fits::<Bn254G1>();
-    fits::<Bn254G2>();
+    for &g in zkgpu_curves::Group::ALL {
+        zkgpu_curves::with_group!(g, C => fits::<C>());
+    }
 }
 
 /// BLS12-377 G1's twisted Edwards form is not complete (crates/curves/src/te_map.rs): a point

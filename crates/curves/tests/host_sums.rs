@@ -7,9 +7,7 @@
 use ark_ec::{AdditiveGroup, PrimeGroup};
 use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use zkgpu_curves::{
-    Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Bn254G1, Bn254G2, EdOnBls12_377, GpuCurve,
-};
+use zkgpu_curves::GpuCurve;
 
 fn sum<C: GpuCurve>(points: &[C::Projective]) -> C::Projective {
     let mut regs = Vec::new();
@@ -46,11 +44,7 @@ fn check<C: GpuCurve>() {
 
 #[test]
 fn host_sums_equal_arkworks_in_every_group() {
-    check::<Bls12_381G1>();
-    check::<Bls12_381G2>();
-    check::<Bls12_377G1>();
-    check::<Bls12_377G2>();
-    check::<Bn254G1>();
-    check::<Bn254G2>();
-    check::<EdOnBls12_377>();
+    for &g in zkgpu_curves::Group::ALL {
+        zkgpu_curves::with_group!(g, C => check::<C>());
+    }
 }
