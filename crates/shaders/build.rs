@@ -12,6 +12,9 @@
 mod compose;
 #[path = "build/contract.rs"]
 mod contract;
+#[path = "src/field.rs"]
+#[allow(dead_code)]
+mod field;
 #[path = "src/group.rs"]
 #[allow(dead_code)]
 mod group;

@@ -4,7 +4,7 @@
 //! command-line names, the benchmarks' lists and the test macros. A group's line and its
 //! `GpuCurve` type (its arkworks types, named as its variant) are all that adding one takes.
 
-use crate::compose::FieldModule;
+use crate::field::FieldModule;
 
 macro_rules! groups {
     // `$d` is a `$` passed in, for the macro this one defines.

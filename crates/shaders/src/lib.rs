@@ -6,6 +6,7 @@
 //! pipelines.
 
 mod compose;
+mod field;
 mod group;
 mod pairing;
 
@@ -25,10 +26,11 @@ pub mod contract {
 }
 
 pub use compose::{
-    ARITH_CHECK_FIELD, Composed, FIELD_FUNCTIONS, FieldModule, Part, all, arith_check, curve_vm,
-    field_library, field_ops, field_shim, msm_accumulate, msm_accumulate_split, msm_buckets,
+    ARITH_CHECK_FIELD, Composed, FIELD_FUNCTIONS, Part, all, arith_check, curve_vm, field_library,
+    field_ops, field_parts, field_shim, msm_accumulate, msm_accumulate_split, msm_buckets,
     msm_scalars, ntt, ntt_elementwise, ntt_fields,
 };
+pub use field::FieldModule;
 pub use group::Group;
 pub use pairing::Pairing;
 pub use zkgpu_limbs::Arith;

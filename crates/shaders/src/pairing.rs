@@ -5,7 +5,7 @@
 //! its run-time dispatch (`zkgpu-groth16`), the command line's names, and the per-pairing
 //! tests. Adding a pairing is its line (its groups already in the group registry).
 
-use crate::compose::FieldModule;
+use crate::field::FieldModule;
 use crate::group::Group;
 
 macro_rules! pairings {
