@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use zkgpu_curves::GpuCurve;
 use zkgpu_msm::{BasesLayout, GpuMsm, PreparedBases};
 
-use crate::error::ProveError;
+use crate::error::{CacheError, ProveError};
 use ark_relations::gr1cs::ConstraintSynthesizer;
 
 use crate::key::{GpuPairing, PreparedProvingKey, check_counts, circuit_matrices};
@@ -40,38 +40,6 @@ use format::{Header, MAGIC, PREFIX};
 pub(crate) const BLOCK: usize = 64 << 10;
 /// Parts start at multiples of this.
 const ALIGN: u64 = 4096;
-
-/// Why a prepared-key file could not be used. Never a wrong proof: a file is checked whole
-/// (structure, digests, pairing, key) before any of it is trusted.
-#[derive(Debug, thiserror::Error)]
-pub enum CacheError {
-    /// Reading or writing the file failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The failure.
-        source: std::io::Error,
-    },
-    /// The file is damaged: truncated, a digest that does not match, a structure that does
-    /// not parse.
-    #[error("{path} is corrupt: {what}")]
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        what: String,
-    },
-    /// The file is intact but not for this use: another format version, pairing or proving
-    /// key, or a layout this device cannot hold.
-    #[error("{path} does not fit: {what}")]
-    Foreign {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        what: String,
-    },
-}
 
 /// What [`GpuProver::prepare_cached`] did.
 #[derive(Debug)]

@@ -5,7 +5,8 @@ use zkgpu_msm::MsmError;
 use zkgpu_ntt::NttError;
 
 #[cfg(not(target_arch = "wasm32"))]
-use crate::cache::CacheError;
+use std::path::PathBuf;
+
 use crate::matrices::MatrixError;
 use crate::qap::WitnessMapError;
 
@@ -93,4 +94,37 @@ impl From<WitnessMapError> for ProveError {
             WitnessMapError::Ntt(e) => Self::Ntt(e),
         }
     }
+}
+
+/// Why a prepared-key file could not be used. Never a wrong proof: a file is checked whole
+/// (structure, digests, pairing, key) before any of it is trusted.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    /// Reading or writing the file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// The file is damaged: truncated, a digest that does not match, a structure that does
+    /// not parse.
+    #[error("{path} is corrupt: {what}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// The file is intact but not for this use: another format version, pairing or proving
+    /// key, or a layout this device cannot hold.
+    #[error("{path} does not fit: {what}")]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        what: String,
+    },
 }

@@ -30,7 +30,9 @@ mod stream;
 mod synth;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use cache::{CacheError, CacheOutcome, key_hash};
+pub use cache::{CacheOutcome, key_hash};
+#[cfg(not(target_arch = "wasm32"))]
+pub use error::CacheError;
 pub use error::ProveError;
 pub use key::{GpuPairing, PreparedProvingKey};
 pub use matrices::{ConstraintRows, MatrixError, Qap, R1csMatrices};

@@ -10,7 +10,8 @@ use ark_ff::PrimeField;
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use zkgpu_msm::{BasesLayout, StoredFold};
 
-use super::{BLOCK, CacheError};
+use super::BLOCK;
+use crate::error::CacheError;
 use crate::key::{GpuPairing, KeyPoints, PreparedProvingKey};
 use crate::matrices::{Qap, R1csMatrices, SparseRows};
 
