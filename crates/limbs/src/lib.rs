@@ -14,6 +14,7 @@ mod karatsuba;
 mod mul;
 pub mod params;
 pub mod program;
+mod steps;
 pub mod wgsl;
 pub mod wide;
 

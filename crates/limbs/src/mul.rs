@@ -2,10 +2,10 @@
 //! and the NTT's `mul_lazy`), the Karatsuba product with SOS reduction (`mul`), and squaring
 //! (docs/limbs.md derives each and its bounds).
 
-use crate::field::{Src, conditional_subtract, normalize};
 use crate::karatsuba::{Columns, Limb, Names, product_columns, quotient_digit, reduce_in_blocks};
 use crate::params::{FieldParams, LIMB_BITS};
 use crate::program::{Expr, Program, ProgramBuilder, Returns, Var};
+use crate::steps::{Src, conditional_subtract, normalize};
 
 /// How far a multiplication reduces its result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
