@@ -7,6 +7,7 @@ use zkgpu_runtime::{Checks, dispatch, grid, wgpu};
 
 use crate::config::*;
 use crate::params::*;
+pub(crate) use crate::shape::FoldLayout;
 use crate::shape::Shape;
 use crate::{GpuMsm, MsmConfig, MsmError, Result, window_count};
 use zkgpu_shaders::contract::msm_accumulate as acc;
@@ -32,14 +33,6 @@ pub struct Fold {
 /// 65,535 loop iterations per invocation: with 32 levels a G2 point's multiples take at most
 /// about 31 x 657 + 256 x 114 (`dbl`) = 49,000 instructions.
 pub const MAX_FOLDS: u32 = 32;
-
-/// The stored multiples of folded bases (see [`Fold`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct FoldLayout {
-    pub(crate) c: u32,
-    pub(crate) folds: u32,
-    pub(crate) fold_windows: u32,
-}
 
 /// Bases uploaded once, in GPU form, for many MSMs (a proving key's bases are fixed).
 ///

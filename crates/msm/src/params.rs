@@ -20,13 +20,7 @@ pub(crate) const OVERRIDES: &[(&str, f64)] = &[("WORKGROUP_SIZE", WORKGROUP_SIZE
 /// size when `chunk` is at most this).
 pub(crate) const CHUNK_BINS: u32 = 1024;
 
-/// Buckets per workgroup of the scans.
-pub(crate) use zkgpu_shaders::contract::msm_buckets::SCAN_BLOCK;
-
-/// Workgroups per window of a scan over `buckets` entries.
-pub(crate) fn scan_blocks(buckets: u32) -> u32 {
-    buckets.div_ceil(SCAN_BLOCK).max(1)
-}
+pub(crate) use crate::shape::scan_blocks;
 
 /// `F`'s modulus as 8 little-endian `u32` words.
 pub(crate) fn modulus_words<F: PrimeField>() -> [u32; 8] {

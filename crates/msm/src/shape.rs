@@ -4,11 +4,25 @@
 use ark_ff::PrimeField;
 use zkgpu_curves::GpuCurve;
 
-use crate::bases::FoldLayout;
 use crate::config::*;
-use crate::params::scan_blocks;
 use crate::{MsmConfig, MsmError, Result, window_count};
 use zkgpu_shaders::contract::msm_buckets as bk;
+
+/// The stored multiples of folded bases (see [`crate::Fold`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FoldLayout {
+    pub(crate) c: u32,
+    pub(crate) folds: u32,
+    pub(crate) fold_windows: u32,
+}
+
+/// Buckets per workgroup of the scans.
+pub(crate) use zkgpu_shaders::contract::msm_buckets::SCAN_BLOCK;
+
+/// Workgroups per window of a scan over `buckets` entries.
+pub(crate) fn scan_blocks(buckets: u32) -> u32 {
+    buckets.div_ceil(SCAN_BLOCK).max(1)
+}
 
 /// Everything about one MSM that follows from `n` and the configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
