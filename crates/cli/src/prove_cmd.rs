@@ -18,7 +18,7 @@ use zkgpu_runtime::{BlockOn, DeviceChoice, DeviceSet, GpuContext};
 use crate::prove_devices::other_lanes;
 use crate::prove_keys::{KeyFiles, cache_dir};
 use crate::prove_report::{Report, Step, StreamRun, secs};
-use crate::prove_start::{First, FirstCircuit, Started, describe, reference_key, start};
+use crate::prove_start::{First, FirstCircuit, Started, describe, fresh, reference_key, start};
 
 type BoxError = Box<dyn std::error::Error>;
 
@@ -114,16 +114,6 @@ pub fn run(args: &ProveArgs, started: Instant) -> Result<(), BoxError> {
     zkgpu_groth16::with_pairing!(args.curve, E => prove::<E>(args, started))
 }
 
-/// A fresh circuit of `shape`'s size, its public inputs and a seeded generator for `r`, `s`.
-pub(crate) fn fresh<E: GpuPairing<ScalarField: Absorb>>(
-    shape: &AnyCircuit<E::ScalarField>,
-    seed: u64,
-) -> (AnyCircuit<E::ScalarField>, Vec<E::ScalarField>, StdRng) {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let (c, public) = shape.fresh(&mut rng);
-    (c, public, StdRng::seed_from_u64(seed ^ 0x5eed))
-}
-
 fn prove<E>(args: &ProveArgs, started: Instant) -> Result<(), BoxError>
 where
     E: GpuPairing<ScalarField: Absorb>,
@@ -180,7 +170,9 @@ where
         let (run, proofs) = stream::<E>(args, &lane, pk.as_ref(), &circuits)?;
         report.stream(run);
         if args.devices.is_some() {
-            let others = other_lanes(&set, args, &prepared, pk.as_ref(), dir.as_deref())?;
+            let configure =
+                |ctx: &GpuContext| configured::<E>(args, ctx).map_err(|e| e.to_string());
+            let others = other_lanes(&set, &configure, &prepared, pk.as_ref(), dir.as_deref())?;
             let mut lanes = vec![(&prover, &prepared)];
             lanes.extend(others.iter().map(|(p, k)| (p, k)));
             let (run, across) = stream::<E>(args, &lanes, None, &circuits)?;

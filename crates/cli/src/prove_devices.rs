@@ -5,9 +5,8 @@ use std::path::Path;
 
 use ark_groth16::ProvingKey;
 use zkgpu_groth16::{GpuPairing, GpuProver, PreparedProvingKey};
-use zkgpu_runtime::DeviceSet;
+use zkgpu_runtime::{DeviceSet, GpuContext};
 
-use crate::prove_cmd::{ProveArgs, configured};
 use crate::prove_report::Step;
 use crate::prove_start::with_pipelines;
 
@@ -15,12 +14,16 @@ type BoxError = Box<dyn std::error::Error>;
 /// Each further device's prover and key.
 type Lanes<E> = Vec<(GpuProver<E>, PreparedProvingKey<E>)>;
 
-/// A prover and the key on each device of `set` but the first (all at once, one host thread
-/// each): the key from its cache file where the first device's key has a hash and the file
-/// is there, else prepared from the arkworks key; pipelines built beside it.
+/// The prover of a device's context, with the command line's settings.
+pub(crate) type Configure<'a, E> = dyn Fn(&GpuContext) -> Result<GpuProver<E>, String> + Sync + 'a;
+
+/// A prover (from `configure`) and the key on each device of `set` but the first (all at
+/// once, one host thread each): the key from its cache file where the first device's key has
+/// a hash and the file is there, else prepared from the arkworks key; pipelines built beside
+/// it.
 pub(crate) fn other_lanes<E: GpuPairing>(
     set: &DeviceSet,
-    args: &ProveArgs,
+    configure: &Configure<'_, E>,
     first: &PreparedProvingKey<E>,
     pk: Option<&ProvingKey<E>>,
     dir: Option<&Path>,
@@ -35,7 +38,7 @@ pub(crate) fn other_lanes<E: GpuPairing>(
             .iter()
             .map(|ctx| {
                 scope.spawn(move || -> Result<_, String> {
-                    let prover = configured::<E>(args, ctx).map_err(|e| e.to_string())?;
+                    let prover = configure(ctx)?;
                     let (key, pipes) = with_pipelines(&prover, || key_on(&prover, first, pk, dir));
                     pipes.map_err(|e| e.to_string())?;
                     Ok((prover, key?))

@@ -14,11 +14,20 @@ use zkgpu_groth16::{
     CacheOutcome, GpuPairing, GpuProver, PreparedProvingKey, Witness, key_hash, synthesize_witness,
 };
 
-use crate::prove_cmd::fresh;
 use crate::prove_keys::{KeyFiles, hex};
 use crate::prove_report::{Report, Step};
 
 type BoxError = Box<dyn std::error::Error>;
+
+/// A fresh circuit of `shape`'s size, its public inputs and a seeded generator for `r`, `s`.
+pub(crate) fn fresh<E: GpuPairing<ScalarField: Absorb>>(
+    shape: &AnyCircuit<E::ScalarField>,
+    seed: u64,
+) -> (AnyCircuit<E::ScalarField>, Vec<E::ScalarField>, StdRng) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (c, public) = shape.fresh(&mut rng);
+    (c, public, StdRng::seed_from_u64(seed ^ 0x5eed))
+}
 
 /// What the start leaves: the circuit's size, the prepared key, the arkworks key where it
 /// was loaded or made, and the first circuit.
