@@ -22,6 +22,7 @@ mod cache;
 mod error;
 mod key;
 mod matrices;
+mod prepare;
 mod prover;
 mod qap;
 mod reduction;
@@ -34,9 +35,9 @@ pub use cache::{CacheOutcome, key_hash};
 #[cfg(not(target_arch = "wasm32"))]
 pub use error::CacheError;
 pub use error::ProveError;
-pub use key::{GpuPairing, PreparedProvingKey};
+pub use key::{GpuPairing, KeyLayout, PreparedProvingKey};
 pub use matrices::{ConstraintRows, MatrixError, Qap, R1csMatrices};
-pub use prover::{GpuProver, KeyLayout, ProofTimings};
+pub use prover::{GpuProver, ProofTimings};
 #[cfg(not(target_arch = "wasm32"))]
 pub use qap::gpu_context;
 pub use qap::{

@@ -23,7 +23,7 @@ use zkgpu_ntt::GpuNtt;
 use zkgpu_runtime::GpuContext;
 
 use crate::error::ProveError;
-use crate::key::{GpuPairing, PreparedProvingKey, check_counts};
+use crate::key::{GpuPairing, KeyLayout, PreparedProvingKey, check_counts};
 use crate::matrices::R1csMatrices;
 use crate::qap::WitnessMapTimings;
 use crate::synth::{Witness, synthesize, synthesize_witness};
@@ -104,30 +104,6 @@ pub(crate) struct Unchecked<E: GpuPairing> {
     /// Matrices the proof teaches the key once it verifies.
     pub(crate) learned: Option<R1csMatrices<E::ScalarField>>,
     pub(crate) timings: ProofTimings,
-}
-
-/// How a prepared key stores its base vectors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyLayout {
-    /// The bases as given: no window multiples.
-    Plain,
-    /// Each base vector in the layout the MSM planner chooses for its size on this device
-    /// ([`GpuMsm::plan`]: plain unless a folded one is predicted faster).
-    Planned,
-    /// Every base vector with these window multiples, whatever the planner would choose (a
-    /// layout measured elsewhere; tests of the folded paths).
-    Folded(zkgpu_msm::Fold),
-}
-
-impl KeyLayout {
-    /// A short name for file names: `plain`, `planned`, `f{levels}w{bits}`.
-    pub fn tag(self) -> String {
-        match self {
-            KeyLayout::Plain => "plain".into(),
-            KeyLayout::Planned => "planned".into(),
-            KeyLayout::Folded(f) => format!("f{}w{}", f.folds, f.window_bits.unwrap_or(0)),
-        }
-    }
 }
 
 /// The GPU Groth16 prover of pairing `E` on one GPU context: the NTT engine and the MSM
