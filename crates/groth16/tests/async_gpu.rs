@@ -12,21 +12,9 @@ mod common;
 use ark_ff::UniformRand;
 use ark_groth16::{Groth16, prepare_verifying_key};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use common::Chain;
-use zkgpu_groth16::{GpuPairing, GpuProver, KeyLayout, ProveError};
+use common::{Chain, layout};
+use zkgpu_groth16::{GpuPairing, GpuProver, ProveError};
 use zkgpu_runtime::{BlockOn, ContextOptions, GpuContext};
-
-/// Folded bases (four levels: what the planner would not choose at these sizes) or plain.
-fn layout(fold: bool) -> KeyLayout {
-    if fold {
-        KeyLayout::Folded(zkgpu_msm::Fold {
-            folds: 4,
-            window_bits: None,
-        })
-    } else {
-        KeyLayout::Plain
-    }
-}
 
 fn webgpu_default_context() -> GpuContext {
     let ctx = GpuContext::new_blocking(ContextOptions::webgpu_default_from_env().unwrap())

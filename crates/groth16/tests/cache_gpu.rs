@@ -12,10 +12,8 @@ use zkgpu_testing::new_context as context;
 use ark_ff::UniformRand;
 use ark_groth16::{Groth16, ProvingKey};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use common::Chain;
-use zkgpu_groth16::{
-    CacheError, CacheOutcome, GpuPairing, GpuProver, KeyLayout, ProveError, key_hash,
-};
+use common::{Chain, layout};
+use zkgpu_groth16::{CacheError, CacheOutcome, GpuPairing, GpuProver, ProveError, key_hash};
 
 /// A fresh directory under the system's temporary one, removed when dropped.
 struct TempDir(PathBuf);
@@ -32,18 +30,6 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Folded bases (four levels: what the planner would not choose at these sizes) or plain.
-fn layout(fold: bool) -> KeyLayout {
-    if fold {
-        KeyLayout::Folded(zkgpu_msm::Fold {
-            folds: 4,
-            window_bits: None,
-        })
-    } else {
-        KeyLayout::Plain
     }
 }
 

@@ -133,3 +133,15 @@ pub fn check_stream<E: zkgpu_groth16::GpuPairing>(
         );
     }
 }
+
+/// Folded bases (four levels: what the planner would not choose at these sizes) or plain.
+pub fn layout(fold: bool) -> zkgpu_groth16::KeyLayout {
+    if fold {
+        zkgpu_groth16::KeyLayout::Folded(zkgpu_msm::Fold {
+            folds: 4,
+            window_bits: None,
+        })
+    } else {
+        zkgpu_groth16::KeyLayout::Plain
+    }
+}
