@@ -18,7 +18,7 @@ use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use web_time::Instant;
 use zkgpu_circuits::{MerklePath, MerklePaths, poseidon_config};
-use zkgpu_groth16::{GpuProver, PreparedProvingKey};
+use zkgpu_groth16::{GpuProver, PreparedProvingKey, ProveRequest};
 use zkgpu_runtime::GpuContext;
 
 use crate::ms;
@@ -243,7 +243,7 @@ impl Prover {
         let inputs_ms = ms(t);
         let (proof, timings) = self
             .gpu
-            .prove_async(&self.prepared, circuit, r, s)
+            .run(ProveRequest::circuit(&self.prepared, circuit, (r, s)))
             .await
             .map_err(|e| e.to_string())?;
         Ok(Proved {

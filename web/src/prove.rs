@@ -1,6 +1,6 @@
 //! A Groth16 proof through the page's proving API ([`crate::api`]): Poseidon Merkle paths of
 //! `zkgpu-circuits`, a proving key made with ark-groth16 and passed as bytes, proved twice
-//! on the GPU with `GpuProver::prove_async` (one thread, no blocking wait), each proof
+//! on the GPU with `GpuProver::run` (one thread, no blocking wait), each proof
 //! checked against ark-groth16's for the same `r` and `s` and verified. The page does the
 //! same from JavaScript (`web/zkgpu.js`); this is its native twin for the tests.
 

@@ -5,7 +5,9 @@
 use ark_bn254::{Bn254, Fr};
 use ark_ff::One;
 use ark_groth16::{Groth16, PreparedVerifyingKey, Proof, VerifyingKey};
-use zkgpu_groth16::{GpuProver, PreparedProvingKey, ProofTimings, ProveError, Witness};
+use zkgpu_groth16::{
+    GpuProver, PreparedProvingKey, ProofTimings, ProveError, ProveRequest, Witness,
+};
 
 use crate::error::CircomError;
 use crate::reduction::CircomReduction;
@@ -135,7 +137,10 @@ pub async fn prove_async(
     r: Fr,
     s: Fr,
 ) -> Result<CircomProof, CircomError> {
-    prove_with(key, values, |w| prover.prove_witness_async(key, w, r, s)).await
+    prove_with(key, values, |w| {
+        prover.run(ProveRequest::witness(key, w, (r, s)))
+    })
+    .await
 }
 
 /// [`prove_async`] natively: the witness map and the MSMs on two host threads.
@@ -150,7 +155,7 @@ pub fn prove(
     use zkgpu_runtime::BlockOn;
     // The future is ready at once: the proof is made on this call's threads.
     prove_with(key, values, |w| {
-        std::future::ready(prover.prove_witness(key, w, r, s))
+        std::future::ready(prover.run_blocking(ProveRequest::witness(key, w, (r, s))))
     })
     .block_on()
 }

@@ -12,7 +12,9 @@ use ark_groth16::{Groth16, ProvingKey};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Args, ValueEnum};
 use zkgpu_circuits::{AnyCircuit, Family};
-use zkgpu_groth16::{GpuPairing, GpuProver, Lane, PreparedProvingKey, prove_stream_across};
+use zkgpu_groth16::{
+    GpuPairing, GpuProver, Lane, PreparedProvingKey, ProveRequest, prove_stream_across,
+};
 use zkgpu_runtime::{BlockOn, DeviceChoice, DeviceSet, GpuContext};
 
 use crate::prove_devices::other_lanes;
@@ -74,7 +76,7 @@ pub struct ProveArgs {
     /// Run every stage alone (no second host thread): a clean per-stage profile, slower.
     #[arg(long)]
     sequential: bool,
-    /// Make the timed proofs with `GpuProver::prove_async` on one thread, its waits yielding
+    /// Make the timed proofs with `GpuProver::run` on one thread, its waits yielding
     /// as a browser's do (`GpuContext::set_yielding_waits`), so that the witness map's host
     /// work overlaps the MSMs' GPU work (what a browser runs); with `--sequential`, waits
     /// block and every stage runs alone.
@@ -276,13 +278,13 @@ fn first_proof<E: GpuPairing<ScalarField: Absorb>>(
     let (proof, t) = match first.0 {
         First::Witness(w, secs_w) if prepared.matrices().is_some() => {
             report.cost("(first witness, synthesized beside the key)", secs_w);
-            prover.prove_witness(prepared, w, r, s)?
+            prover.run_blocking(ProveRequest::witness(prepared, w, (r, s)))?
         }
         First::Witness(..) => {
             let (c, _, _) = fresh::<E>(shape, 100);
-            prover.prove_with_randomness(prepared, c, r, s)?
+            prover.run_blocking(ProveRequest::circuit(prepared, c, (r, s)))?
         }
-        First::Circuit(c) => prover.prove_with_randomness(prepared, c, r, s)?,
+        First::Circuit(c) => prover.run_blocking(ProveRequest::circuit(prepared, c, (r, s)))?,
     };
     report.cost(
         "first proof",
@@ -315,9 +317,11 @@ fn timed_proofs<E: GpuPairing<ScalarField: Absorb>>(
             E::ScalarField::rand(&mut rng),
         );
         let (proof, t) = if args.single_thread {
-            prover.prove_async(prepared, c.clone(), r, s).block_on()?
+            prover
+                .run(ProveRequest::circuit(prepared, c.clone(), (r, s)))
+                .block_on()?
         } else {
-            prover.prove_with_randomness(prepared, c.clone(), r, s)?
+            prover.run_blocking(ProveRequest::circuit(prepared, c.clone(), (r, s)))?
         };
         step.done(&format!(
             "(synthesis {}, GPU part {})",

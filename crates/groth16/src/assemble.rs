@@ -42,10 +42,15 @@ fn split_a_b_l<E: GpuPairing>(sums: Vec<E::G1>) -> Result<[E::G1; 3], ProveError
 }
 
 impl<E: GpuPairing> GpuProver<E> {
-    /// The witness map and the five MSMs, then the proof's few group operations on the CPU:
-    /// natively with `overlap` (the prover's default), on two host threads sharing the GPU queue, so
-    /// one thread's host work overlaps the other's GPU work; else as two futures joined on
-    /// this thread (the only way in a browser).
+    /// The witness map and the five MSMs, then the proof's few group operations on the CPU.
+    /// The work is two halves: the witness map then MSM H, and MSM B in G2 then A, B in G1
+    /// and L. Natively with `overlap` (the prover's default) each half runs on a host thread
+    /// of its own, sharing the GPU queue, so one half's host work (the sparse products,
+    /// scalar conversion, window sums) overlaps the other's GPU work; else the halves are
+    /// two futures joined on this thread (the only way in a browser), which overlap the
+    /// same way where waits yield (a browser; natively with
+    /// [`zkgpu_runtime::GpuContext::set_yielding_waits`]) and run one after the other,
+    /// each stage alone, where they block.
     pub(crate) async fn assemble(
         &self,
         pk: &PreparedProvingKey<E>,
@@ -55,144 +60,95 @@ impl<E: GpuPairing> GpuProver<E> {
         overlap: bool,
         timings: &mut ProofTimings,
     ) -> Result<Proof<E>, ProveError> {
+        // Both halves use the G1 pipelines: build them first, once.
+        self.g1.build_pipelines().await?;
         #[cfg(not(target_arch = "wasm32"))]
         if overlap {
-            let sums = self.overlapped(pk, rows, full, timings)?;
-            return Ok(combine(pk, sums, r, s));
+            let (quotient, others) = std::thread::scope(|scope| {
+                let quotient = scope.spawn(|| self.quotient_half(pk, rows, full, true).block_on());
+                let others = self.others_half(pk, full).block_on();
+                // A panic on the witness-map thread is a bug of ours: pass it on.
+                match quotient.join() {
+                    Ok(q) => (q, others),
+                    Err(p) => std::panic::resume_unwind(p),
+                }
+            });
+            return Ok(combine(pk, gather(quotient, others, timings)?, r, s));
         }
         #[cfg(target_arch = "wasm32")]
         let _ = overlap;
-        let sums = self.joined(pk, rows, full, timings).await?;
-        Ok(combine(pk, sums, r, s))
-    }
-
-    /// On this thread: the witness map then MSM H, joined with MSM B in G2 then A, B in G1
-    /// and L. Where waits yield (a browser; natively with
-    /// [`zkgpu_runtime::GpuContext::set_yielding_waits`]) one half's host work (the sparse
-    /// products, scalar conversion, window sums) runs while the other's GPU work does, as
-    /// the two threads of [`GpuProver::assemble`]'s overlap do; where waits block, the halves
-    /// run one after the other, each stage alone.
-    async fn joined(
-        &self,
-        pk: &PreparedProvingKey<E>,
-        rows: &impl ConstraintRows<E::ScalarField>,
-        full: &[E::ScalarField],
-        timings: &mut ProofTimings,
-    ) -> Result<Sums<E>, ProveError> {
-        let cfg = MsmConfig::default();
-        // Both halves use the G1 pipelines: build them first, once.
-        self.g1.build_pipelines().await?;
-        let quotient = async {
-            let t = Instant::now();
-            let mut parts = WitnessMapTimings::default();
-            let h =
-                witness_map_rows_timed(&self.ntt, rows, pk.num_inputs, full, &mut parts).await?;
-            let wm = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            let h_acc = self
-                .g1
-                .run(MsmRequest::new(&pk.h, &h).config(cfg))
-                .await
-                .and_then(MsmOutput::sum)?;
-            Ok::<_, ProveError>((h_acc, wm, parts, t.elapsed().as_secs_f64()))
-        };
-        let others = async {
-            let t = Instant::now();
-            let assignment = PreparedScalars::new(&full[1..]);
-            let b2 = self
-                .g2
-                .run(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
-                .await
-                .and_then(MsmOutput::sum)?;
-            let tb2 = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            let sums = self
-                .g1
-                .run(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
-                .await
-                .map(MsmOutput::into_sums)?;
-            let [a, b1, l] = split_a_b_l::<E>(sums)?;
-            Ok::<_, ProveError>(((a, b1, b2, l), (t.elapsed().as_secs_f64(), tb2)))
-        };
         // B in G2 first, as on two threads: the longest MSM is on the GPU while the witness
         // map's sparse products run on the CPU.
-        let (others, quotient) = futures_util::future::join(others, quotient).await;
-        gather(quotient, others, timings)
+        let (others, quotient) = futures_util::future::join(
+            self.others_half(pk, full),
+            self.quotient_half(pk, rows, full, false),
+        )
+        .await;
+        Ok(combine(pk, gather(quotient, others, timings)?, r, s))
     }
 
-    /// The witness map and MSM H on one host thread, the other MSMs on this one.
-    #[cfg(not(target_arch = "wasm32"))]
-    fn overlapped(
+    /// The witness map, then MSM H. `pooled`: the sparse products on the prover's own
+    /// thread pool (natively, where this half has a host thread of its own).
+    async fn quotient_half(
         &self,
         pk: &PreparedProvingKey<E>,
         rows: &impl ConstraintRows<E::ScalarField>,
         full: &[E::ScalarField],
-        timings: &mut ProofTimings,
-    ) -> Result<Sums<E>, ProveError> {
-        let num_inputs = pk.num_inputs;
+        pooled: bool,
+    ) -> Result<QuotientHalf<E>, ProveError> {
+        let t = Instant::now();
+        let mut parts = WitnessMapTimings::default();
+        let map = witness_map_rows_timed(&self.ntt, rows, pk.num_inputs, full, &mut parts);
+        #[cfg(not(target_arch = "wasm32"))]
+        let h = match (&self.products_pool, pooled) {
+            (Some(pool), true) => pool.install(|| map.block_on()),
+            _ => map.await,
+        }?;
+        #[cfg(target_arch = "wasm32")]
+        let h = {
+            let _ = pooled;
+            map.await?
+        };
+        let wm = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let h_acc = self
+            .g1
+            .run(MsmRequest::new(&pk.h, &h).config(MsmConfig::default()))
+            .await
+            .and_then(MsmOutput::sum)?;
+        Ok((h_acc, wm, parts, t.elapsed().as_secs_f64()))
+    }
+
+    /// MSM B in G2, then A, B in G1 and L as one MSM over three base sets: one conversion
+    /// and upload of the assignment as scalars, one digit decomposition and bucket sort, and
+    /// each later stage once for all three (arkworks skips B in G1 when r = 0; its sum is
+    /// then unused). B in G2 first: the longest MSM runs while the other half computes the
+    /// sparse products on the CPU, and the witness map's transforms, submitted when those
+    /// end, queue behind it rather than behind the G1 MSMs too (the queue is FIFO); H then
+    /// overlaps the G1 MSMs.
+    async fn others_half(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        full: &[E::ScalarField],
+    ) -> Result<OthersHalf<E>, ProveError> {
         let cfg = MsmConfig::default();
-        let quotient = || -> Result<_, ProveError> {
-            let t = Instant::now();
-            let mut parts = WitnessMapTimings::default();
-            let mut map = || {
-                pollster::block_on(witness_map_rows_timed(
-                    &self.ntt, rows, num_inputs, full, &mut parts,
-                ))
-            };
-            let h = match &self.products_pool {
-                Some(pool) => pool.install(map),
-                None => map(),
-            }?;
-            let wm = t.elapsed().as_secs_f64();
-            let (h_acc, th) = timed(|| {
-                self.g1
-                    .run(MsmRequest::new(&pk.h, &h).config(cfg))
-                    .block_on()
-                    .and_then(MsmOutput::sum)
-            })?;
-            Ok((h_acc, wm, parts, th))
-        };
-        let others = || -> Result<_, ProveError> {
-            // One conversion of the assignment for A, B (G1 and G2) and L; its time is
-            // counted in MSM B in G2.
-            let t = Instant::now();
-            let assignment = PreparedScalars::new(&full[1..]);
-            let convert = t.elapsed().as_secs_f64();
-            // B in G2 first: the longest MSM runs while the other thread computes the sparse
-            // products on the CPU, and the witness map's transforms, submitted when those
-            // end, queue behind it rather than behind the G1 MSMs too (the queue is FIFO); H
-            // then overlaps the G1 MSMs.
-            let (b2, tb2) = timed(|| {
-                self.g2
-                    .run(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
-                    .block_on()
-                    .and_then(MsmOutput::sum)
-            })?;
-            let tb2 = tb2 + convert;
-            // Then A, B in G1 and L as one MSM over three base sets: one upload of the
-            // scalars, one digit decomposition and bucket sort, and each later stage once
-            // for all three (arkworks skips B in G1 when r = 0; its sum is then unused).
-            let (sums, tabl) = timed(|| {
-                self.g1
-                    .run(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
-                    .block_on()
-                    .map(MsmOutput::into_sums)
-            })?;
-            let [a, b1, l] = split_a_b_l::<E>(sums)?;
-            Ok(((a, b1, b2, l), (tabl, tb2)))
-        };
-        // Both threads use the G1 pipelines: build them first, once.
-        pollster::block_on(self.g1.build_pipelines())?;
-        let (quotient, others) = std::thread::scope(|scope| {
-            let quotient = scope.spawn(quotient);
-            let others = others();
-            // A panic on the witness-map thread is a bug of ours: pass it on.
-            match quotient.join() {
-                Ok(q) => (q, others),
-                Err(p) => std::panic::resume_unwind(p),
-            }
-        });
-        gather(quotient, others, timings)
+        // The conversion's time is counted in MSM B in G2.
+        let t = Instant::now();
+        let assignment = PreparedScalars::new(&full[1..]);
+        let b2 = self
+            .g2
+            .run(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
+            .await
+            .and_then(MsmOutput::sum)?;
+        let tb2 = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let sums = self
+            .g1
+            .run(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
+            .await
+            .map(MsmOutput::into_sums)?;
+        let [a, b1, l] = split_a_b_l::<E>(sums)?;
+        Ok(((a, b1, b2, l), (t.elapsed().as_secs_f64(), tb2)))
     }
 
     /// Small NTTs, eight per submission (about a millisecond of GPU work), until `stop` is
@@ -275,12 +231,4 @@ fn combine<E: GpuPairing>(
         b: g2_b.into_affine(),
         c: g_c.into_affine(),
     }
-}
-
-/// `f()` and its wall time in seconds.
-#[cfg(not(target_arch = "wasm32"))]
-fn timed<T>(f: impl FnOnce() -> Result<T, MsmError>) -> Result<(T, f64), MsmError> {
-    let t = Instant::now();
-    let v = f()?;
-    Ok((v, t.elapsed().as_secs_f64()))
 }

@@ -26,6 +26,7 @@ mod prepare;
 mod prover;
 mod qap;
 mod reduction;
+mod request;
 #[cfg(not(target_arch = "wasm32"))]
 mod stream;
 mod synth;
@@ -44,6 +45,7 @@ pub use qap::{
     GpuReduction, WitnessMapError, WitnessMapTimings, gpu_witness_maps, witness_map_gpu,
     witness_map_gpu_timed, witness_map_rows_timed,
 };
+pub use request::{NoCircuit, ProveRequest};
 #[cfg(not(target_arch = "wasm32"))]
 pub use stream::{Lane, ProofStream, prove_stream_across};
 pub use synth::{Synthesized, Witness, synthesize, synthesize_matrices, synthesize_witness};

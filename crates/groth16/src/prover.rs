@@ -4,16 +4,12 @@
 //! fields of `ProvingKey`, term for term as `Groth16::create_proof_with_reduction` does; with
 //! the same `r` and `s` the proof is the same.
 
-#[cfg(not(target_arch = "wasm32"))]
-use std::sync::atomic::{AtomicBool, Ordering};
 use web_time::Instant;
 #[cfg(not(target_arch = "wasm32"))]
 use zkgpu_runtime::BlockOn;
 
 use ark_ec::VariableBaseMSM;
 use ark_ff::PrimeField;
-#[cfg(not(target_arch = "wasm32"))]
-use ark_ff::UniformRand;
 use ark_groth16::{Groth16, Proof};
 use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystemRef, Matrix};
 #[cfg(not(target_arch = "wasm32"))]
@@ -26,6 +22,8 @@ use crate::error::ProveError;
 use crate::key::{GpuPairing, KeyLayout, PreparedProvingKey, check_counts};
 use crate::matrices::R1csMatrices;
 use crate::qap::WitnessMapTimings;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::request::ProveRequest;
 use crate::synth::{Witness, synthesize, synthesize_witness};
 
 /// Where the time of one proof went (seconds, wall clock on the host).
@@ -256,125 +254,11 @@ impl<E: GpuPairing> GpuProver<E> {
         C: ConstraintSynthesizer<E::ScalarField>,
         R: RngCore + CryptoRng,
     {
-        let r = E::ScalarField::rand(rng);
-        let s = E::ScalarField::rand(rng);
-        Ok(self.prove_with_randomness(pk, circuit, r, s)?.0)
+        let request = ProveRequest::circuit(pk, circuit, ProveRequest::<E>::draw(rng));
+        Ok(self.run_blocking(request)?.0)
     }
 
-    /// The proof of `circuit` for the given `r` and `s`, and where the time went.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn prove_with_randomness<C>(
-        &self,
-        pk: &PreparedProvingKey<E>,
-        circuit: C,
-        r: E::ScalarField,
-        s: E::ScalarField,
-    ) -> Result<(Proof<E>, ProofTimings), ProveError>
-    where
-        C: ConstraintSynthesizer<E::ScalarField>,
-    {
-        pk.check_context(&self.ctx)?;
-        let t = Instant::now();
-        let stop = AtomicBool::new(false);
-        let syn = std::thread::scope(|scope| {
-            if self.warm_clock {
-                scope.spawn(|| self.warm_clock_until(&stop));
-            }
-            let syn = synthesize_as(circuit, pk.matrices().is_none());
-            stop.store(true, Ordering::Relaxed);
-            syn
-        })?;
-        let synthesis = t.elapsed().as_secs_f64();
-        let (proof, mut timings) = self.prove_synthesized(pk, syn.0, syn.1.as_ref(), r, s)?;
-        timings.synthesis = synthesis;
-        timings.total = t.elapsed().as_secs_f64();
-        Ok((proof, timings))
-    }
-
-    /// The proof of a circuit synthesized by the caller ([`crate::synthesize_witness`], on
-    /// any thread, for instance while the key loads), for the given `r` and `s`. The key must
-    /// hold the circuit's matrices ([`PreparedProvingKey::matrices`]); the witness is checked
-    /// against them and the proof verified as in [`GpuProver::prove_with_randomness`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn prove_witness(
-        &self,
-        pk: &PreparedProvingKey<E>,
-        witness: Witness<E::ScalarField>,
-        r: E::ScalarField,
-        s: E::ScalarField,
-    ) -> Result<(Proof<E>, ProofTimings), ProveError> {
-        let t = Instant::now();
-        let (proof, mut timings) =
-            self.prove_synthesized(pk, Synth::Witness(witness), None, r, s)?;
-        timings.total = t.elapsed().as_secs_f64();
-        Ok((proof, timings))
-    }
-
-    /// [`GpuProver::prove_witness`] on this thread, its GPU steps awaited (no other thread
-    /// and no blocking wait: the way in a browser).
-    pub async fn prove_witness_async(
-        &self,
-        pk: &PreparedProvingKey<E>,
-        witness: Witness<E::ScalarField>,
-        r: E::ScalarField,
-        s: E::ScalarField,
-    ) -> Result<(Proof<E>, ProofTimings), ProveError> {
-        let t = Instant::now();
-        let unchecked = self
-            .prove_unchecked(pk, Synth::Witness(witness), None, (r, s), false)
-            .await?;
-        let (proof, mut timings) = self.finish(pk, unchecked)?;
-        timings.total = t.elapsed().as_secs_f64();
-        Ok((proof, timings))
-    }
-
-    /// The proof of a synthesized circuit: checked against the key, assembled on the GPU,
-    /// verified. A full synthesis also teaches the key its matrices once its proof verifies;
-    /// its constraint system `cs`, where given, names an unsatisfied constraint.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn prove_synthesized(
-        &self,
-        pk: &PreparedProvingKey<E>,
-        syn: Synth<E::ScalarField>,
-        cs: Option<&ConstraintSystemRef<E::ScalarField>>,
-        r: E::ScalarField,
-        s: E::ScalarField,
-    ) -> Result<(Proof<E>, ProofTimings), ProveError> {
-        let unchecked = self
-            .prove_unchecked(pk, syn, cs, (r, s), self.overlap)
-            .block_on()?;
-        self.finish(pk, unchecked)
-    }
-
-    /// The proof of `circuit` for the given `r` and `s` on this thread: synthesis, then the
-    /// witness map and the five MSMs awaited (two joined futures), then the self-check. No
-    /// other thread and no blocking wait, so it runs in a browser on the page's WebGPU
-    /// device; natively it is the single-threaded path (the same proof as
-    /// [`GpuProver::prove_with_randomness`]).
-    pub async fn prove_async<C>(
-        &self,
-        pk: &PreparedProvingKey<E>,
-        circuit: C,
-        r: E::ScalarField,
-        s: E::ScalarField,
-    ) -> Result<(Proof<E>, ProofTimings), ProveError>
-    where
-        C: ConstraintSynthesizer<E::ScalarField>,
-    {
-        pk.check_context(&self.ctx)?;
-        let t = Instant::now();
-        let (syn, cs) = synthesize_as(circuit, pk.matrices().is_none())?;
-        let synthesis = t.elapsed().as_secs_f64();
-        let unchecked = self
-            .prove_unchecked(pk, syn, cs.as_ref(), (r, s), false)
-            .await?;
-        let (proof, mut timings) = self.finish(pk, unchecked)?;
-        timings.synthesis = synthesis;
-        timings.total = t.elapsed().as_secs_f64();
-        Ok((proof, timings))
-    }
-
-    /// [`GpuProver::prove_synthesized`] up to its self-check, which [`GpuProver::finish`]
+    /// A synthesized circuit's proof up to its self-check, which [`GpuProver::finish`]
     /// does (a proving stream runs it beside the next proof); `overlap`: on two host threads
     /// (native only), else as two futures joined on this thread.
     pub(crate) async fn prove_unchecked(

@@ -197,7 +197,7 @@ fn dispatch<F: PrimeField, G: NttField>(
 }
 
 /// In the browser there is no blocking wait: the reduction runs on the CPU there (a page
-/// proves on the GPU through `GpuProver::prove_async`).
+/// proves on the GPU through `GpuProver::run`).
 #[cfg(target_arch = "wasm32")]
 #[allow(clippy::extra_unused_type_parameters)] // the native dispatch's signature
 fn dispatch<F: PrimeField, G: NttField>(

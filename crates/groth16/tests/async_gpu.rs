@@ -1,4 +1,4 @@
-//! The single-threaded async prover (`GpuProver::prepare_async`, `prove_async`: what a
+//! The single-threaded async prover (`GpuProver::prepare_async`, `run`: what a
 //! browser runs) on a device opened with exactly WebGPU's default limits, as a browser grants
 //! them without asking: proofs equal to ark-groth16's for the same `r` and `s`, with the
 //! key's matrices given, learned from the first proof, and with window multiples stored
@@ -13,7 +13,7 @@ use ark_ff::UniformRand;
 use ark_groth16::{Groth16, prepare_verifying_key};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::{Chain, layout};
-use zkgpu_groth16::{GpuPairing, GpuProver, ProveError};
+use zkgpu_groth16::{GpuPairing, GpuProver, ProveError, ProveRequest};
 use zkgpu_runtime::{BlockOn, ContextOptions, GpuContext};
 
 fn webgpu_default_context() -> GpuContext {
@@ -50,7 +50,7 @@ fn async_proofs_equal_arkworks<E: GpuPairing>(seed: u64, fold: bool, yielding: b
         );
         let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
         let (got, t) = prover
-            .prove_async(prepared, circuit.clone(), r, s)
+            .run(ProveRequest::circuit(prepared, circuit.clone(), (r, s)))
             .block_on()
             .unwrap();
         assert!(got == want, "proof {k} differs from ark-groth16's");
@@ -64,7 +64,9 @@ fn async_proofs_equal_arkworks<E: GpuPairing>(seed: u64, fold: bool, yielding: b
     let mut bad = circuit.clone();
     bad.corrupt = Some(7);
     let r = E::ScalarField::rand(&mut rng);
-    let got = prover.prove_async(&learned, bad, r, r).block_on();
+    let got = prover
+        .run(ProveRequest::circuit(&learned, bad, (r, r)))
+        .block_on();
     assert!(
         matches!(got, Err(ProveError::Unsatisfied { .. })),
         "{got:?}"

@@ -13,7 +13,9 @@ use ark_ff::UniformRand;
 use ark_groth16::{Groth16, ProvingKey};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::{Chain, layout};
-use zkgpu_groth16::{CacheError, CacheOutcome, GpuPairing, GpuProver, ProveError, key_hash};
+use zkgpu_groth16::{
+    CacheError, CacheOutcome, GpuPairing, GpuProver, ProveError, ProveRequest, key_hash,
+};
 
 /// A fresh directory under the system's temporary one, removed when dropped.
 struct TempDir(PathBuf);
@@ -47,7 +49,7 @@ fn proves<E: GpuPairing>(
 ) -> bool {
     let (r, s) = (E::ScalarField::rand(rng), E::ScalarField::rand(rng));
     let (got, _) = prover
-        .prove_with_randomness(prepared, circuit.clone(), r, s)
+        .run_blocking(ProveRequest::circuit(prepared, circuit.clone(), (r, s)))
         .unwrap();
     got == Groth16::<E>::create_proof_with_reduction(circuit.clone(), pk, r, s).unwrap()
 }
@@ -95,7 +97,11 @@ fn round_trip<E: GpuPairing>(seed: u64, fold: bool) {
     let with_m = prover.load_prepared(&path, Some(&key_hash(&pk))).unwrap();
     assert!(with_m.matrices().is_some());
     let (_, t) = prover
-        .prove_with_randomness(&with_m, circuit.clone(), 1u64.into(), 2u64.into())
+        .run_blocking(ProveRequest::circuit(
+            &with_m,
+            circuit.clone(),
+            (1u64.into(), 2u64.into()),
+        ))
         .unwrap();
     assert!(!t.built_matrices);
     assert!(proves(&prover, &with_m, &pk, &circuit, &mut rng));

@@ -10,7 +10,7 @@ use ark_groth16::{Groth16, prepare_verifying_key};
 use ark_relations::gr1cs::ConstraintSynthesizer;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_circuits::{MerklePaths, Sha256Chain};
-use zkgpu_groth16::{GpuPairing, GpuProver};
+use zkgpu_groth16::{GpuPairing, GpuProver, ProveRequest};
 use zkgpu_runtime::GpuContext;
 
 fn prove_and_compare<E, C>(circuit: C, public: &[E::ScalarField], rng: &mut StdRng)
@@ -25,7 +25,7 @@ where
     let (r, s) = (E::ScalarField::rand(rng), E::ScalarField::rand(rng));
     let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
     let (got, _) = prover
-        .prove_with_randomness(&prepared, circuit, r, s)
+        .run_blocking(ProveRequest::circuit(&prepared, circuit, (r, s)))
         .unwrap();
     assert!(got == want, "GPU proof differs from ark-groth16's");
     let pvk = prepare_verifying_key(&pk.vk);

@@ -9,17 +9,14 @@ use ark_ff::UniformRand;
 use ark_groth16::Groth16;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
-use zkgpu_groth16::{GpuProver, ProveError};
-use zkgpu_runtime::{GpuContext, GpuError};
+use zkgpu_groth16::{GpuProver, ProveError, ProveRequest};
+use zkgpu_runtime::GpuError;
 
 type E = ark_bls12_381::Bls12_381;
 
 #[test]
 fn keys_of_another_context_are_refused() {
-    let (a, b) = (
-        GpuContext::from_env_blocking().unwrap(),
-        GpuContext::from_env_blocking().unwrap(),
-    );
+    let [a, b] = zkgpu_testing::shared_contexts();
     let (pa, pb) = (
         GpuProver::<E>::new(&a).unwrap(),
         GpuProver::<E>::new(&b).unwrap(),
@@ -38,7 +35,7 @@ fn keys_of_another_context_are_refused() {
     foreign(pb.prove(&on_a, circuit.clone(), &mut rng).map(|_| ()));
     let w = zkgpu_groth16::synthesize_witness(circuit.clone()).unwrap();
     foreign(
-        pb.prove_witness(&on_a, w, 1u64.into(), 2u64.into())
+        pb.run_blocking(ProveRequest::witness(&on_a, w, (1u64.into(), 2u64.into())))
             .map(|_| ()),
     );
     let streamed: Vec<_> = pb
@@ -55,11 +52,13 @@ fn keys_of_another_context_are_refused() {
     );
     let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
     let (got, _) = pa
-        .prove_with_randomness(&on_a, circuit.clone(), r, s)
+        .run_blocking(ProveRequest::circuit(&on_a, circuit.clone(), (r, s)))
         .unwrap();
     assert!(got == want);
     let on_b = pb.prepare(&pk).unwrap();
-    let (got, _) = pb.prove_with_randomness(&on_b, circuit, r, s).unwrap();
+    let (got, _) = pb
+        .run_blocking(ProveRequest::circuit(&on_b, circuit, (r, s)))
+        .unwrap();
     assert!(got == want);
     a.check_device().unwrap();
     b.check_device().unwrap();

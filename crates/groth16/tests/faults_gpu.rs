@@ -14,7 +14,7 @@ use ark_ff::UniformRand;
 use ark_groth16::Groth16;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
-use zkgpu_groth16::{GpuProver, ProveError};
+use zkgpu_groth16::{GpuProver, ProveError, ProveRequest};
 use zkgpu_msm::{GpuMsm, MsmError};
 use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{GpuContext, GpuError};
@@ -147,7 +147,7 @@ fn out_of_memory_is_typed_and_recoverable() {
         Err(e) => panic!("expected OutOfMemory, got {e}"),
     }
     drop((big_bases, big_scalars));
-    match prover.prove_with_randomness(&prepared, circuit.clone(), r, s) {
+    match prover.run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s))) {
         Err(ProveError::Msm(MsmError::Gpu(GpuError::OutOfMemory { .. })))
         | Err(ProveError::Ntt(zkgpu_ntt::NttError::Gpu(GpuError::OutOfMemory { .. })))
         | Err(ProveError::Gpu(GpuError::OutOfMemory { .. })) => {
@@ -163,7 +163,7 @@ fn out_of_memory_is_typed_and_recoverable() {
     ctx.check_device().unwrap();
     assert_eq!(msm.msm(&bases, &scalars).block_on().unwrap(), want);
     let (p, _) = prover
-        .prove_with_randomness(&prepared, circuit, r, s)
+        .run_blocking(ProveRequest::circuit(&prepared, circuit, (r, s)))
         .unwrap();
     assert!(p == want_proof);
 }
@@ -188,7 +188,7 @@ fn lost_device_is_typed_and_a_new_context_proves() {
         let prepared = prover.prepare_for(&pk, circuit.clone()).unwrap();
         let msm = GpuMsm::<zkgpu_curves::Bls12_381G1>::new(&ctx).unwrap();
         ctx.device().destroy();
-        let got = prover.prove_with_randomness(&prepared, circuit.clone(), r, s);
+        let got = prover.run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)));
         assert!(got.is_err(), "a proof on a lost device: {got:?}");
         eprintln!(
             "proof on a lost device: {}",
@@ -202,7 +202,7 @@ fn lost_device_is_typed_and_a_new_context_proves() {
     let prover = GpuProver::<E>::new(&ctx).unwrap();
     let prepared = prover.prepare(&pk).unwrap();
     let (got, _) = prover
-        .prove_with_randomness(&prepared, circuit, r, s)
+        .run_blocking(ProveRequest::circuit(&prepared, circuit, (r, s)))
         .unwrap();
     assert!(got == want);
 }

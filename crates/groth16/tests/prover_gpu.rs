@@ -11,7 +11,7 @@ use ark_ff::{Field, UniformRand, Zero};
 use ark_groth16::{Groth16, ProvingKey, prepare_verifying_key};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
-use zkgpu_groth16::{GpuPairing, GpuProver, ProveError};
+use zkgpu_groth16::{GpuPairing, GpuProver, ProveError, ProveRequest};
 use zkgpu_testing::new_context as context;
 
 fn setup<E: Pairing>(circuit: &Chain<E::ScalarField>, rng: &mut StdRng) -> ProvingKey<E> {
@@ -48,7 +48,7 @@ fn proofs_equal_arkworks<E: GpuPairing>(seed: u64) {
             let want =
                 Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
             let (got, t) = prover
-                .prove_with_randomness(&prepared, circuit.clone(), r, s)
+                .run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)))
                 .unwrap();
             assert!(
                 got == want,
@@ -261,7 +261,7 @@ fn wide_proofs_equal_arkworks<E: GpuPairing>(seed: u64) {
         );
         let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
         let (got, _) = prover
-            .prove_with_randomness(&prepared, circuit.clone(), r, s)
+            .run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)))
             .unwrap();
         assert!(got == want, "{a}: GPU proof differs from ark-groth16's");
     }

@@ -12,7 +12,7 @@ use ark_groth16::Groth16;
 use ark_relations::gr1cs::ConstraintSynthesizer;
 use ark_std::rand::{RngCore, SeedableRng, rngs::StdRng};
 use common::Chain;
-use zkgpu_groth16::{GpuPairing, GpuProver, ProveError};
+use zkgpu_groth16::{GpuPairing, GpuProver, ProveError, ProveRequest};
 use zkgpu_testing::new_context as context;
 
 /// A stream of several circuits, one of them unsatisfied, against a key that learns its
@@ -126,7 +126,7 @@ fn witness_only<E: GpuPairing>(seed: u64) {
     assert_eq!(m.num_constraints(), 62);
     let (r, s) = (rand(&mut rng), rand(&mut rng));
     let (got, t) = prover
-        .prove_with_randomness(&prepared, circuit.clone(), r, s)
+        .run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)))
         .unwrap();
     assert!(!t.built_matrices);
     let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
@@ -138,7 +138,7 @@ fn witness_only<E: GpuPairing>(seed: u64) {
     let given = prover.prepare_with_matrices(&pk, m.clone()).unwrap();
     assert_eq!(given.qap(), zkgpu_groth16::Qap::Libsnark);
     let (again, _) = prover
-        .prove_with_randomness(&given, circuit.clone(), r, s)
+        .run_blocking(ProveRequest::circuit(&given, circuit.clone(), (r, s)))
         .unwrap();
     assert!(again == want);
     let w = zkgpu_groth16::synthesize_witness(circuit.clone()).unwrap();
@@ -203,13 +203,13 @@ fn witness_only<E: GpuPairing>(seed: u64) {
     assert!(learning.matrices().is_none());
     let (r, s) = (rand(&mut rng), rand(&mut rng));
     let (first, t) = prover
-        .prove_with_randomness(&learning, circuit.clone(), r, s)
+        .run_blocking(ProveRequest::circuit(&learning, circuit.clone(), (r, s)))
         .unwrap();
     assert!(t.built_matrices && learning.matrices() == prepared.matrices());
     let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
     assert!(first == want);
     let (second, t) = prover
-        .prove_with_randomness(&learning, circuit.clone(), s, r)
+        .run_blocking(ProveRequest::circuit(&learning, circuit.clone(), (s, r)))
         .unwrap();
     assert!(!t.built_matrices);
     let want = Groth16::<E>::create_proof_with_reduction(circuit, &pk, s, r).unwrap();
