@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use ark_ff::{Field, UniformRand};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use rayon::prelude::*;
 use zkgpu_kernels::chain::PackedChain;
 use zkgpu_kernels::field::{ChainBench, FieldKernels, FieldOp};
@@ -16,36 +16,13 @@ use zkgpu_shaders::FieldModule;
 
 use crate::ChecksArg;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum FieldArg {
-    #[value(name = "bls12-381-fq")]
-    Bls12_381Fq,
-    #[value(name = "bls12-381-fr")]
-    Bls12_381Fr,
-    #[value(name = "bls12-377-fq")]
-    Bls12_377Fq,
-    #[value(name = "bls12-377-fr")]
-    Bls12_377Fr,
-    #[value(name = "bls12-381-fq2")]
-    Bls12_381Fq2,
-    #[value(name = "bls12-377-fq2")]
-    Bls12_377Fq2,
-    #[value(name = "bn254-fq")]
-    Bn254Fq,
-    #[value(name = "bn254-fr")]
-    Bn254Fr,
-    #[value(name = "bn254-fq2")]
-    Bn254Fq2,
-    #[value(name = "ed-on-bls12-377-fr")]
-    EdOnBls12_377Fr,
-}
-
 /// Arguments of `arith field`.
 #[derive(Args, Debug)]
 pub struct FieldArgs {
-    /// Fields to run (repeatable); all ten by default.
-    #[arg(long, value_enum)]
-    field: Vec<FieldArg>,
+    /// Fields to run (repeatable: bls12-381-fq, bn254-fr, ..., every `FieldModule`'s name);
+    /// all by default.
+    #[arg(long, value_parser = parse_field)]
+    field: Vec<FieldModule>,
     /// Arithmetics to run (repeatable: portable, int64, f64); every one the device runs
     /// correctly by default.
     #[arg(long, value_parser = parse_arith)]
@@ -66,6 +43,13 @@ pub struct FieldArgs {
     checks: ChecksArg,
 }
 
+fn parse_field(name: &str) -> Result<FieldModule, String> {
+    FieldModule::from_name(name).ok_or_else(|| {
+        let names: Vec<String> = FieldModule::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown field {name:?}; one of {}", names.join(", "))
+    })
+}
+
 fn parse_arith(name: &str) -> Result<Arith, String> {
     Arith::from_name(name)
         .ok_or_else(|| format!("unknown arithmetic {name:?}; portable, int64 or f64"))
@@ -83,21 +67,6 @@ struct Row {
     gpu_s: f64,
     gpu_rate: f64,
     cpu_rate: f64,
-}
-
-fn module_of(f: FieldArg) -> FieldModule {
-    match f {
-        FieldArg::Bls12_381Fq => FieldModule::Bls12_381Fq,
-        FieldArg::Bls12_381Fr => FieldModule::Bls12_381Fr,
-        FieldArg::Bls12_377Fq => FieldModule::Bls12_377Fq,
-        FieldArg::Bls12_377Fr => FieldModule::Bls12_377Fr,
-        FieldArg::Bls12_381Fq2 => FieldModule::Bls12_381Fq2,
-        FieldArg::Bls12_377Fq2 => FieldModule::Bls12_377Fq2,
-        FieldArg::Bn254Fq => FieldModule::Bn254Fq,
-        FieldArg::Bn254Fr => FieldModule::Bn254Fr,
-        FieldArg::Bn254Fq2 => FieldModule::Bn254Fq2,
-        FieldArg::EdOnBls12_377Fr => FieldModule::EdOnBls12_377Fr,
-    }
 }
 
 /// The inputs of one field's chains and arkworks' answers.
@@ -246,8 +215,8 @@ pub fn run(args: &FieldArgs) -> Result<(), Box<dyn std::error::Error>> {
         ChecksArg::Trusted => vec![Checks::TrustedLoops],
         ChecksArg::Both => vec![Checks::Default, Checks::TrustedLoops],
     };
-    let fields: Vec<FieldArg> = if args.field.is_empty() {
-        FieldArg::value_variants().to_vec()
+    let fields: Vec<FieldModule> = if args.field.is_empty() {
+        FieldModule::ALL.to_vec()
     } else {
         args.field.clone()
     };
@@ -273,39 +242,32 @@ pub fn run(args: &FieldArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut rows = Vec::new();
     let sizes = (n, reps, args.runs);
-    for f in fields {
-        let m = module_of(f);
+    for m in fields {
         eprintln!("field {} ...", m.id());
-        let r = match f {
-            FieldArg::Bls12_381Fq => {
-                bench_one::<ark_bls12_381::Fq>(&ctx, m, &ariths, sizes, &checks)
-            }
-            FieldArg::Bls12_381Fr => {
-                bench_one::<ark_bls12_381::Fr>(&ctx, m, &ariths, sizes, &checks)
-            }
-            FieldArg::Bls12_377Fq => {
-                bench_one::<ark_bls12_377::Fq>(&ctx, m, &ariths, sizes, &checks)
-            }
-            FieldArg::Bls12_377Fr => {
-                bench_one::<ark_bls12_377::Fr>(&ctx, m, &ariths, sizes, &checks)
-            }
-            FieldArg::Bls12_381Fq2 => {
-                bench_one::<ark_bls12_381::Fq2>(&ctx, m, &ariths, sizes, &checks)
-            }
-            FieldArg::Bls12_377Fq2 => {
-                bench_one::<ark_bls12_377::Fq2>(&ctx, m, &ariths, sizes, &checks)
-            }
-            FieldArg::Bn254Fq => bench_one::<ark_bn254::Fq>(&ctx, m, &ariths, sizes, &checks),
-            FieldArg::Bn254Fr => bench_one::<ark_bn254::Fr>(&ctx, m, &ariths, sizes, &checks),
-            FieldArg::Bn254Fq2 => bench_one::<ark_bn254::Fq2>(&ctx, m, &ariths, sizes, &checks),
-            FieldArg::EdOnBls12_377Fr => {
-                bench_one::<ark_ed_on_bls12_377::Fr>(&ctx, m, &ariths, sizes, &checks)
-            }
-        }?;
+        let r = bench_field(&ctx, m, &ariths, sizes, &checks)?;
         rows.extend(r);
     }
     print_rows(&ctx, &rows);
     Ok(())
+}
+
+/// Arkworks' type of `m`, from the field registry, and its benchmark.
+fn bench_field(
+    ctx: &GpuContext,
+    m: FieldModule,
+    ariths: &[Arith],
+    sizes: (usize, u32, usize),
+    checks: &[Checks],
+) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    macro_rules! dispatch {
+        (; prime $(($f:ident, $stem:ident, $ark:path))* ; fq2 $(($q:ident, $fm:ident, $qstem:ident, $base:ident, $qark:path))*) => {
+            match m {
+                $(FieldModule::$f => bench_one::<$ark>(ctx, m, ariths, sizes, checks),)*
+                $(FieldModule::$fm => bench_one::<$qark>(ctx, m, ariths, sizes, checks),)*
+            }
+        };
+    }
+    zkgpu_limbs::for_each_field!(dispatch)
 }
 
 fn print_rows(ctx: &GpuContext, rows: &[Row]) {

@@ -7,6 +7,7 @@ use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup, PrimeGroup};
 use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_curves::{Bls12_377G1, GpuCurve, RunStats};
+use zkgpu_testing::rescaled;
 
 /// Runs `entry` with `inputs` in slots 0.. and returns the accumulator and the run's stats.
 fn run<C: GpuCurve>(entry: &str, inputs: &[C::Base]) -> (C::Projective, RunStats) {
@@ -52,18 +53,12 @@ fn to_affine<C: GpuCurve>(p: &C::Projective) -> (Vec<C::Base>, C::Projective) {
     )
 }
 
-/// `p` with another projective representation (different Z) of the same point.
-fn rescaled<C: GpuCurve>(p: C::Projective, rng: &mut StdRng) -> C::Projective {
-    let r = C::Projective::rand(rng);
-    p + r - r
-}
-
 fn check<C: GpuCurve>(seed: u64, costs: (usize, usize, usize)) {
     let mut rng = StdRng::seed_from_u64(seed);
     let o = C::Projective::zero();
     let oa = C::Affine::zero();
     for i in 0..40 {
-        let p = rescaled::<C>(C::Projective::rand(&mut rng), &mut rng);
+        let p = rescaled(C::Projective::rand(&mut rng), &mut rng);
         let q = C::Projective::rand(&mut rng);
         let qa = q.into_affine();
         let ctx = |what: &str| format!("{} {what} (case {i}, seed {seed})", C::ID);
@@ -73,13 +68,13 @@ fn check<C: GpuCurve>(seed: u64, costs: (usize, usize, usize)) {
         assert_eq!(r, p + q, "{}", ctx("madd P+Q"));
         assert_eq!(s.muls, costs.0, "{}", ctx("madd cost"));
         assert_eq!(
-            madd::<C>(&rescaled::<C>(q, &mut rng), &qa).0,
+            madd::<C>(&rescaled(q, &mut rng), &qa).0,
             q.double(),
             "{}",
             ctx("madd Q+Q")
         );
         assert_eq!(
-            madd::<C>(&rescaled::<C>(-q, &mut rng), &qa).0,
+            madd::<C>(&rescaled(-q, &mut rng), &qa).0,
             o,
             "{}",
             ctx("madd -Q+Q")
@@ -113,13 +108,13 @@ fn check<C: GpuCurve>(seed: u64, costs: (usize, usize, usize)) {
         assert_eq!(r, p + q, "{}", ctx("add P+Q"));
         assert_eq!(s.muls, costs.1, "{}", ctx("add cost"));
         assert_eq!(
-            add::<C>(&p, &rescaled::<C>(p, &mut rng)).0,
+            add::<C>(&p, &rescaled(p, &mut rng)).0,
             p.double(),
             "{}",
             ctx("add P+P")
         );
         assert_eq!(
-            add::<C>(&p, &rescaled::<C>(-p, &mut rng)).0,
+            add::<C>(&p, &rescaled(-p, &mut rng)).0,
             o,
             "{}",
             ctx("add P-P")
@@ -135,7 +130,7 @@ fn check<C: GpuCurve>(seed: u64, costs: (usize, usize, usize)) {
         assert_eq!(dbl::<C>(&o).0, o, "{}", ctx("dbl O"));
 
         // To affine: slots 4-5, the accumulator kept.
-        for (what, pt) in [("P", p), ("O", o), ("-Q", rescaled::<C>(-q, &mut rng))] {
+        for (what, pt) in [("P", p), ("O", o), ("-Q", rescaled(-q, &mut rng))] {
             let (x, kept) = to_affine::<C>(&pt);
             let mut want = Vec::new();
             C::affine_regs(&pt.into_affine(), &mut want);

@@ -18,8 +18,8 @@ type E = ark_bls12_381::Bls12_381;
 fn keys_of_another_context_are_refused() {
     let [a, b] = zkgpu_testing::shared_contexts();
     let (pa, pb) = (
-        GpuProver::<E>::new(&a).unwrap(),
-        GpuProver::<E>::new(&b).unwrap(),
+        GpuProver::<E>::new(a).unwrap(),
+        GpuProver::<E>::new(b).unwrap(),
     );
     let mut rng = StdRng::seed_from_u64(73);
     let circuit = Chain::new(ark_bls12_381::Fr::rand(&mut rng), 40, vec![]);

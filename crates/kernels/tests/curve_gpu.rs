@@ -10,28 +10,14 @@ use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths};
 
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
-use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use ark_std::rand::{Rng, rngs::StdRng};
 use num_bigint::BigUint;
 use zkgpu_curves::vm::{Asm, Reg};
 use zkgpu_curves::{Bls12_381G1, GpuCurve, decode_projective, encode_projective};
 use zkgpu_kernels::curve::{CurveVm, VmJob};
 use zkgpu_limbs::{LimbEncode, decode_slice, encode_slice};
 use zkgpu_runtime::Checks;
-
-fn rng_for<C: GpuCurve>(what: &str) -> StdRng {
-    let seed = C::ID
-        .bytes()
-        .chain(what.bytes())
-        .fold(17u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
-    eprintln!("{} {what}: seed {seed}", C::ID);
-    StdRng::seed_from_u64(seed)
-}
-
-/// Another projective representation (other Z) of `p`.
-fn rescaled<C: GpuCurve>(p: C::Projective, rng: &mut StdRng) -> C::Projective {
-    let r = C::Projective::rand(rng);
-    p + r - r
-}
+use zkgpu_testing::{rescaled, rng_for};
 
 /// Operand pairs covering every special case, then random pairs.
 fn pairs<C: GpuCurve>(rng: &mut StdRng) -> (Vec<C::Projective>, Vec<C::Projective>) {
@@ -39,12 +25,12 @@ fn pairs<C: GpuCurve>(rng: &mut StdRng) -> (Vec<C::Projective>, Vec<C::Projectiv
     let mut a = Vec::new();
     let mut b = Vec::new();
     for _ in 0..8 {
-        let p = rescaled::<C>(C::Projective::rand(rng), rng);
+        let p = rescaled(C::Projective::rand(rng), rng);
         let q = C::Projective::rand(rng);
         for (x, y) in [
             (p, q),
-            (p, rescaled::<C>(p, rng)),
-            (p, rescaled::<C>(-p, rng)),
+            (p, rescaled(p, rng)),
+            (p, rescaled(-p, rng)),
             (o, q),
             (p, o),
             (o, o),
@@ -55,7 +41,7 @@ fn pairs<C: GpuCurve>(rng: &mut StdRng) -> (Vec<C::Projective>, Vec<C::Projectiv
         }
     }
     for _ in 0..200 {
-        a.push(rescaled::<C>(C::Projective::rand(rng), rng));
+        a.push(rescaled(C::Projective::rand(rng), rng));
         b.push(C::Projective::rand(rng));
     }
     (a, b)

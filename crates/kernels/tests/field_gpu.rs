@@ -310,49 +310,6 @@ macro_rules! prime_field_tests {
     };
 }
 
-prime_field_tests!(
-    bls12_381_fq,
-    ark_bls12_381::Fq,
-    FieldModule::Bls12_381Fq,
-    KnownField::Bls12_381Fq
-);
-prime_field_tests!(
-    bls12_381_fr,
-    ark_bls12_381::Fr,
-    FieldModule::Bls12_381Fr,
-    KnownField::Bls12_381Fr
-);
-prime_field_tests!(
-    bls12_377_fq,
-    ark_bls12_377::Fq,
-    FieldModule::Bls12_377Fq,
-    KnownField::Bls12_377Fq
-);
-prime_field_tests!(
-    bls12_377_fr,
-    ark_bls12_377::Fr,
-    FieldModule::Bls12_377Fr,
-    KnownField::Bls12_377Fr
-);
-prime_field_tests!(
-    bn254_fq,
-    ark_bn254::Fq,
-    FieldModule::Bn254Fq,
-    KnownField::Bn254Fq
-);
-prime_field_tests!(
-    bn254_fr,
-    ark_bn254::Fr,
-    FieldModule::Bn254Fr,
-    KnownField::Bn254Fr
-);
-prime_field_tests!(
-    ed_on_bls12_377_fr,
-    ark_ed_on_bls12_377::Fr,
-    FieldModule::EdOnBls12_377Fr,
-    KnownField::EdOnBls12_377Fr
-);
-
 macro_rules! fq2_tests {
     ($name:ident, $ty:ty, $base:ty, $module:expr, $known:expr) => {
         mod $name {
@@ -387,27 +344,15 @@ macro_rules! fq2_tests {
     };
 }
 
-fq2_tests!(
-    bls12_381_fq2,
-    ark_bls12_381::Fq2,
-    ark_bls12_381::Fq,
-    FieldModule::Bls12_381Fq2,
-    KnownFq2::Bls12_381
-);
-fq2_tests!(
-    bls12_377_fq2,
-    ark_bls12_377::Fq2,
-    ark_bls12_377::Fq,
-    FieldModule::Bls12_377Fq2,
-    KnownFq2::Bls12_377
-);
-fq2_tests!(
-    bn254_fq2,
-    ark_bn254::Fq2,
-    ark_bn254::Fq,
-    FieldModule::Bn254Fq2,
-    KnownFq2::Bn254
-);
+/// Every field of the registry: its prime fields and extensions.
+macro_rules! per_field {
+    (; prime $(($f:ident, $stem:ident, $ark:path))* ; fq2 $(($q:ident, $m:ident, $qstem:ident, $base:ident, $qark:path))*) => {
+        $(prime_field_tests!($stem, $ark, FieldModule::$f, KnownField::$f);)*
+        $(fq2_tests!($qstem, $qark, <$qark as ark_ff::Field>::BasePrimeField, FieldModule::$m, KnownFq2::$q);)*
+    };
+}
+
+zkgpu_limbs::for_each_field!(per_field);
 
 /// A long chain through the single multiplication site, with loop bounding on and off, in
 /// every arithmetic.

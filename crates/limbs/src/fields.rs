@@ -7,177 +7,195 @@ use crate::params::FieldParams;
 use crate::program::{Overflow, Program};
 use crate::wide::{Arith, WideEmulator, WideLayout};
 
-/// A prime field with a generated WGSL module.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KnownField {
-    /// BLS12-381 base field (381 bits).
-    Bls12_381Fq,
-    /// BLS12-381 scalar field (255 bits).
-    Bls12_381Fr,
-    /// BLS12-377 base field (377 bits).
-    Bls12_377Fq,
-    /// BLS12-377 scalar field (253 bits); also the base field of ed-on-bls12-377.
-    Bls12_377Fr,
-    /// BN254 base field (254 bits).
-    Bn254Fq,
-    /// BN254 scalar field (254 bits).
-    Bn254Fr,
-    /// ed-on-bls12-377 scalar field (251 bits): the MSM's scalar conversion only.
-    EdOnBls12_377Fr,
+macro_rules! fields {
+    // `$d` is a `$` passed in, for the macro this one defines.
+    (
+        $d:tt;
+        prime { $($(#[$pdoc:meta])* $f:ident: $stem:ident, $name:literal, $prefix:ident $ty:literal, $ark:path, lazy $lazy:literal;)* }
+        fq2 { $($(#[$qdoc:meta])* $q:ident: $qmodule:ident, $qstem:ident, $qname:literal, $base:ident, minus_beta $k:literal, $qark:path;)* }
+    ) => {
+        /// Calls `$callback! { $($args)* ; prime (Field, stem, arkworks type) ... ; fq2
+        /// (KnownFq2, module, stem, base field, arkworks type) ... }` for every field with a
+        /// generated module, in the order of [`KnownField::ALL`] and [`KnownFq2::ALL`]:
+        /// `zkgpu-shaders` derives its `FieldModule` from it, and tools and tests their
+        /// per-field lists (the arkworks paths name types of crates the caller depends on).
+        #[macro_export]
+        macro_rules! for_each_field {
+            ($d($d callback:ident)::+ $d(, $d($d args:tt)*)?) => {
+                $d($d callback)::+! {
+                    $d($d($d args)*)? ;
+                    prime $(($f, $stem, $ark))*
+                    ; fq2 $(($q, $qmodule, $qstem, $base, $qark))*
+                }
+            };
+        }
+
+        /// How many prime fields the registry holds.
+        const PRIME_FIELDS: usize = [$(stringify!($f)),*].len();
+        /// How many extensions it holds.
+        const EXTENSIONS: usize = [$(stringify!($q)),*].len();
+
+        /// A prime field with a generated WGSL module.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum KnownField {
+            $($(#[$pdoc])* $f,)*
+        }
+
+        impl KnownField {
+            /// Every shipped prime field.
+            pub const ALL: [KnownField; PRIME_FIELDS] = [$(KnownField::$f,)*];
+
+            /// `bls12_381_fq`: the generated file's stem and a stable identifier.
+            pub const fn file_stem(self) -> &'static str {
+                match self {
+                    $(KnownField::$f => stringify!($stem),)*
+                }
+            }
+
+            /// Whether the field ships a module of redundant-range functions
+            /// (`<stem>_lazy.wgsl`): the scalar fields of the pairings, for the NTT.
+            pub const fn has_lazy_module(self) -> bool {
+                match self {
+                    $(KnownField::$f => $lazy,)*
+                }
+            }
+
+            /// The limb layout, derived from arkworks' modulus (computed once).
+            pub fn layout(self) -> &'static FieldParams {
+                static CELLS: [OnceLock<FieldParams>; KnownField::ALL.len()] =
+                    [const { OnceLock::new() }; KnownField::ALL.len()];
+                CELLS[self as usize].get_or_init(|| match self {
+                    $(KnownField::$f => FieldParams::of::<$ark>(
+                        $name,
+                        stringify!($prefix),
+                        $ty,
+                    ),)*
+                })
+            }
+        }
+
+        /// A quadratic extension with a generated WGSL module.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum KnownFq2 {
+            $($(#[$qdoc])* $q,)*
+        }
+
+        impl KnownFq2 {
+            /// Every shipped extension.
+            pub const ALL: [KnownFq2; EXTENSIONS] = [$(KnownFq2::$q,)*];
+
+            /// The base field.
+            pub const fn base(self) -> KnownField {
+                match self {
+                    $(KnownFq2::$q => KnownField::$base,)*
+                }
+            }
+
+            /// `k = -beta` where `u^2 = beta` (arkworks' `Fq2Config::NONRESIDUE`).
+            pub const fn minus_beta(self) -> u32 {
+                match self {
+                    $(KnownFq2::$q => $k,)*
+                }
+            }
+
+            /// Human-readable name.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(KnownFq2::$q => $qname,)*
+                }
+            }
+
+            /// The generated file's stem.
+            pub const fn file_stem(self) -> &'static str {
+                match self {
+                    $(KnownFq2::$q => stringify!($qstem),)*
+                }
+            }
+        }
+    };
+}
+
+// The registry of fields: a line per field, from which every list of fields derives (this
+// crate's `KnownField` and `KnownFq2`, `zkgpu-shaders`' `FieldModule`, and through
+// `for_each_field!` the tests' and tools' lists). A prime line: variant, file stem, name,
+// WGSL prefix and type, arkworks type, whether the NTT's lazy module is generated. An
+// extension line: variant, its module's variant, file stem, name, base field, `-beta`,
+// arkworks type.
+fields! {
+    $;
+    prime {
+        /// BLS12-381 base field (381 bits).
+        Bls12_381Fq: bls12_381_fq, "BLS12-381 Fq", fq "Fq", ark_bls12_381::Fq, lazy false;
+        /// BLS12-381 scalar field (255 bits).
+        Bls12_381Fr: bls12_381_fr, "BLS12-381 Fr", fr "Fr", ark_bls12_381::Fr, lazy true;
+        /// BLS12-377 base field (377 bits).
+        Bls12_377Fq: bls12_377_fq, "BLS12-377 Fq", fq "Fq", ark_bls12_377::Fq, lazy false;
+        /// BLS12-377 scalar field (253 bits); also the base field of ed-on-bls12-377.
+        Bls12_377Fr: bls12_377_fr, "BLS12-377 Fr", fr "Fr", ark_bls12_377::Fr, lazy true;
+        /// BN254 base field (254 bits).
+        Bn254Fq: bn254_fq, "BN254 Fq", fq "Fq", ark_bn254::Fq, lazy false;
+        /// BN254 scalar field (254 bits).
+        Bn254Fr: bn254_fr, "BN254 Fr", fr "Fr", ark_bn254::Fr, lazy true;
+        /// ed-on-bls12-377 scalar field (251 bits): the MSM's scalar conversion only.
+        EdOnBls12_377Fr: ed_on_bls12_377_fr, "ed-on-bls12-377 Fr", fr "Fr", ark_ed_on_bls12_377::Fr, lazy false;
+    }
+    fq2 {
+        /// BLS12-381 Fq2 = Fq[u]/(u^2 + 1).
+        Bls12_381: Bls12_381Fq2, bls12_381_fq2, "BLS12-381 Fq2", Bls12_381Fq, minus_beta 1, ark_bls12_381::Fq2;
+        /// BLS12-377 Fq2 = Fq[u]/(u^2 + 5).
+        Bls12_377: Bls12_377Fq2, bls12_377_fq2, "BLS12-377 Fq2", Bls12_377Fq, minus_beta 5, ark_bls12_377::Fq2;
+        /// BN254 Fq2 = Fq[u]/(u^2 + 1).
+        Bn254: Bn254Fq2, bn254_fq2, "BN254 Fq2", Bn254Fq, minus_beta 1, ark_bn254::Fq2;
+    }
 }
 
 impl KnownField {
-    /// Every shipped prime field.
-    pub const ALL: [KnownField; 7] = [
-        KnownField::Bls12_381Fq,
-        KnownField::Bls12_381Fr,
-        KnownField::Bls12_377Fq,
-        KnownField::Bls12_377Fr,
-        KnownField::Bn254Fq,
-        KnownField::Bn254Fr,
-        KnownField::EdOnBls12_377Fr,
-    ];
-
-    /// The limb layout (computed once).
+    /// The limb layout (a copy of [`KnownField::layout`]).
     pub fn params(self) -> FieldParams {
-        self.cached().0.clone()
+        self.layout().clone()
     }
 
-    /// `bls12_381_fq`: the generated file's stem and a stable identifier.
-    pub fn file_stem(self) -> &'static str {
-        match self {
-            KnownField::Bls12_381Fq => "bls12_381_fq",
-            KnownField::Bls12_381Fr => "bls12_381_fr",
-            KnownField::Bls12_377Fq => "bls12_377_fq",
-            KnownField::Bls12_377Fr => "bls12_377_fr",
-            KnownField::Bn254Fq => "bn254_fq",
-            KnownField::Bn254Fr => "bn254_fr",
-            KnownField::EdOnBls12_377Fr => "ed_on_bls12_377_fr",
-        }
-    }
-
-    /// Whether the field ships a module of redundant-range functions (`<stem>_lazy.wgsl`): the
-    /// scalar fields, for the NTT.
-    pub fn has_lazy_module(self) -> bool {
-        matches!(
-            self,
-            KnownField::Bls12_381Fr | KnownField::Bls12_377Fr | KnownField::Bn254Fr
-        )
+    /// The modulus in arkworks' packed words (`2 N` little-endian u32 words of `BigInt<N>`).
+    pub fn modulus_words(self) -> &'static [u32] {
+        static CELLS: [OnceLock<Vec<u32>>; KnownField::ALL.len()] =
+            [const { OnceLock::new() }; KnownField::ALL.len()];
+        CELLS[self as usize].get_or_init(|| {
+            let p = self.layout();
+            let mut w = p.modulus.to_u32_digits();
+            w.resize(p.packed_words(), 0);
+            w
+        })
     }
 
     /// The CPU emulator of this field's generated functions (the lazy ones included).
     pub fn emulator(self) -> &'static Emulator {
-        &self.cached().1
+        static CELLS: [OnceLock<Emulator>; KnownField::ALL.len()] =
+            [const { OnceLock::new() }; KnownField::ALL.len()];
+        CELLS[self as usize].get_or_init(|| Emulator::new(self.layout()))
     }
 
     /// The field's layout in the wide arithmetic `arith` (`None` for [`Arith::Portable`]).
     pub fn wide_layout(self, arith: Arith) -> Option<WideLayout> {
-        WideLayout::new(arith, &self.params())
+        WideLayout::new(arith, self.layout())
     }
 
     /// The CPU emulator of this field's functions in the wide arithmetic `arith`
     /// (`None` for [`Arith::Portable`], whose emulator is [`KnownField::emulator`]).
     pub fn wide_emulator(self, arith: Arith) -> Option<&'static WideEmulator> {
-        static CELLS: [[OnceLock<WideEmulator>; 2]; 7] =
-            [const { [const { OnceLock::new() }; 2] }; 7];
+        static CELLS: [[OnceLock<WideEmulator>; Arith::WIDE.len()]; KnownField::ALL.len()] =
+            [const { [const { OnceLock::new() }; Arith::WIDE.len()] }; KnownField::ALL.len()];
         let slot = Arith::WIDE.iter().position(|&a| a == arith)?;
         Some(CELLS[self as usize][slot].get_or_init(|| {
             let l = self.wide_layout(arith).expect("a wide arithmetic");
             WideEmulator::new(&l, self.has_lazy_module())
         }))
     }
-
-    fn cached(self) -> &'static (FieldParams, Emulator) {
-        static CELLS: [OnceLock<(FieldParams, Emulator)>; 7] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
-        let idx = self as usize;
-        CELLS[idx].get_or_init(|| {
-            let p = match self {
-                KnownField::Bls12_381Fq => {
-                    FieldParams::of::<ark_bls12_381::Fq>("BLS12-381 Fq", "fq", "Fq")
-                }
-                KnownField::Bls12_381Fr => {
-                    FieldParams::of::<ark_bls12_381::Fr>("BLS12-381 Fr", "fr", "Fr")
-                }
-                KnownField::Bls12_377Fq => {
-                    FieldParams::of::<ark_bls12_377::Fq>("BLS12-377 Fq", "fq", "Fq")
-                }
-                KnownField::Bls12_377Fr => {
-                    FieldParams::of::<ark_bls12_377::Fr>("BLS12-377 Fr", "fr", "Fr")
-                }
-                KnownField::Bn254Fq => FieldParams::of::<ark_bn254::Fq>("BN254 Fq", "fq", "Fq"),
-                KnownField::Bn254Fr => FieldParams::of::<ark_bn254::Fr>("BN254 Fr", "fr", "Fr"),
-                KnownField::EdOnBls12_377Fr => {
-                    FieldParams::of::<ark_ed_on_bls12_377::Fr>("ed-on-bls12-377 Fr", "fr", "Fr")
-                }
-            };
-            let emu = Emulator::new(&p);
-            (p, emu)
-        })
-    }
-}
-
-/// A quadratic extension with a generated WGSL module.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KnownFq2 {
-    /// BLS12-381 Fq2 = Fq[u]/(u^2 + 1).
-    Bls12_381,
-    /// BLS12-377 Fq2 = Fq[u]/(u^2 + 5).
-    Bls12_377,
-    /// BN254 Fq2 = Fq[u]/(u^2 + 1).
-    Bn254,
 }
 
 impl KnownFq2 {
-    /// Every shipped extension.
-    pub const ALL: [KnownFq2; 3] = [KnownFq2::Bls12_381, KnownFq2::Bls12_377, KnownFq2::Bn254];
-
-    /// The base field.
-    pub fn base(self) -> KnownField {
-        match self {
-            KnownFq2::Bls12_381 => KnownField::Bls12_381Fq,
-            KnownFq2::Bls12_377 => KnownField::Bls12_377Fq,
-            KnownFq2::Bn254 => KnownField::Bn254Fq,
-        }
-    }
-
-    /// `k = -beta` where `u^2 = beta` (arkworks' `Fq2Config::NONRESIDUE`).
-    pub fn minus_beta(self) -> u32 {
-        match self {
-            KnownFq2::Bls12_381 => 1,
-            KnownFq2::Bls12_377 => 5,
-            KnownFq2::Bn254 => 1,
-        }
-    }
-
-    /// Human-readable name.
-    pub fn name(self) -> &'static str {
-        match self {
-            KnownFq2::Bls12_381 => "BLS12-381 Fq2",
-            KnownFq2::Bls12_377 => "BLS12-377 Fq2",
-            KnownFq2::Bn254 => "BN254 Fq2",
-        }
-    }
-
-    /// The generated file's stem.
-    pub fn file_stem(self) -> &'static str {
-        match self {
-            KnownFq2::Bls12_381 => "bls12_381_fq2",
-            KnownFq2::Bls12_377 => "bls12_377_fq2",
-            KnownFq2::Bn254 => "bn254_fq2",
-        }
-    }
-
     /// Limbs of one coefficient.
     pub fn base_limbs(self) -> usize {
-        self.base().params().n_limbs
+        self.base().layout().n_limbs
     }
 
     /// The CPU emulator of the generated `fq2_*` functions: the same composition of base-field

@@ -68,34 +68,29 @@ fn check_field<F: PrimeField + LimbEncode>(f: KnownField, seed: u64, cases: usiz
     }
 }
 
-#[test]
-fn bls12_381_fq() {
-    check_field::<ark_bls12_381::Fq>(KnownField::Bls12_381Fq, 1, 200);
+/// Each field's emulator against ark-ff (random and edge values) and its packed layout, for
+/// every field of the registry.
+macro_rules! per_field {
+    (; prime $(($f:ident, $stem:ident, $ark:path))* ; fq2 $($rest:tt)*) => {
+        $(
+            mod $stem {
+                use super::*;
+
+                #[test]
+                fn matches_arkworks() {
+                    check_field::<$ark>(KnownField::$f, 1 + KnownField::$f as u64, 200);
+                }
+
+                #[test]
+                fn packed_layout() {
+                    check_packed::<$ark>(KnownField::$f, 11 + KnownField::$f as u64);
+                }
+            }
+        )*
+    };
 }
-#[test]
-fn bls12_381_fr() {
-    check_field::<ark_bls12_381::Fr>(KnownField::Bls12_381Fr, 2, 200);
-}
-#[test]
-fn bls12_377_fq() {
-    check_field::<ark_bls12_377::Fq>(KnownField::Bls12_377Fq, 3, 200);
-}
-#[test]
-fn bls12_377_fr() {
-    check_field::<ark_bls12_377::Fr>(KnownField::Bls12_377Fr, 4, 200);
-}
-#[test]
-fn bn254_fq() {
-    check_field::<ark_bn254::Fq>(KnownField::Bn254Fq, 15, 200);
-}
-#[test]
-fn bn254_fr() {
-    check_field::<ark_bn254::Fr>(KnownField::Bn254Fr, 16, 200);
-}
-#[test]
-fn ed_on_bls12_377_fr() {
-    check_field::<ark_ed_on_bls12_377::Fr>(KnownField::EdOnBls12_377Fr, 17, 200);
-}
+
+zkgpu_limbs::for_each_field!(per_field);
 
 /// mul, square and from_mont accept inputs in [p, 2p): x + p for canonical x.
 #[test]
@@ -423,15 +418,4 @@ fn check_packed<F: PrimeField + zkgpu_limbs::PackedWords>(f: KnownField, seed: u
         &BigUint::from_bytes_le(&ark_ff::BigInteger::to_bytes_le(&F::MODULUS)).to_u32_digits()[..w],
     );
     assert!(zkgpu_limbs::unpack_slice::<F>(&bad).is_err());
-}
-
-#[test]
-fn packed_layout() {
-    check_packed::<ark_bls12_381::Fr>(KnownField::Bls12_381Fr, 11);
-    check_packed::<ark_bls12_377::Fr>(KnownField::Bls12_377Fr, 12);
-    check_packed::<ark_bls12_381::Fq>(KnownField::Bls12_381Fq, 13);
-    check_packed::<ark_bls12_377::Fq>(KnownField::Bls12_377Fq, 14);
-    check_packed::<ark_bn254::Fr>(KnownField::Bn254Fr, 18);
-    check_packed::<ark_bn254::Fq>(KnownField::Bn254Fq, 19);
-    check_packed::<ark_ed_on_bls12_377::Fr>(KnownField::EdOnBls12_377Fr, 20);
 }

@@ -44,34 +44,19 @@ fn check_ark<F: PrimeField + LimbEncode>(f: KnownField, seed: u64) {
     }
 }
 
-#[test]
-fn bls12_381_fq() {
-    check_ark::<ark_bls12_381::Fq>(KnownField::Bls12_381Fq, 1);
+/// Each field's wide emulators against ark-ff, for every field of the registry.
+macro_rules! per_field {
+    (; prime $(($f:ident, $stem:ident, $ark:path))* ; fq2 $($rest:tt)*) => {
+        $(
+            #[test]
+            fn $stem() {
+                check_ark::<$ark>(KnownField::$f, 1 + KnownField::$f as u64);
+            }
+        )*
+    };
 }
-#[test]
-fn bls12_381_fr() {
-    check_ark::<ark_bls12_381::Fr>(KnownField::Bls12_381Fr, 2);
-}
-#[test]
-fn bls12_377_fq() {
-    check_ark::<ark_bls12_377::Fq>(KnownField::Bls12_377Fq, 3);
-}
-#[test]
-fn bls12_377_fr() {
-    check_ark::<ark_bls12_377::Fr>(KnownField::Bls12_377Fr, 4);
-}
-#[test]
-fn bn254_fq() {
-    check_ark::<ark_bn254::Fq>(KnownField::Bn254Fq, 5);
-}
-#[test]
-fn bn254_fr() {
-    check_ark::<ark_bn254::Fr>(KnownField::Bn254Fr, 6);
-}
-#[test]
-fn ed_on_bls12_377_fr() {
-    check_ark::<ark_ed_on_bls12_377::Fr>(KnownField::EdOnBls12_377Fr, 7);
-}
+
+zkgpu_limbs::for_each_field!(per_field);
 
 /// Values below `bound` that stress the limbs: zero, one, the bound less one, every
 /// `2^t - 1` below it (all low limbs saturated in every layout), and pseudo-random ones.

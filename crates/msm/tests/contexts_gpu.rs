@@ -10,14 +10,11 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_msm::{GpuMsm, MsmConfig, MsmError};
 use zkgpu_msm::{MsmOutput, MsmRequest};
 use zkgpu_runtime::BlockOn;
-use zkgpu_runtime::{GpuContext, GpuError};
+use zkgpu_runtime::GpuError;
 
 #[test]
 fn bases_of_another_context_are_refused() {
-    let (a, b) = (
-        GpuContext::from_env_blocking().unwrap(),
-        GpuContext::from_env_blocking().unwrap(),
-    );
+    let [a, b] = zkgpu_testing::shared_contexts();
     assert_ne!(a.id(), b.id());
     let mut rng = StdRng::seed_from_u64(71);
     let bases: Vec<G1Affine> = (0..300)
@@ -26,8 +23,8 @@ fn bases_of_another_context_are_refused() {
     let scalars: Vec<Fr> = (0..300).map(|_| Fr::rand(&mut rng)).collect();
     let want = G1Projective::msm(&bases, &scalars).unwrap();
     let (ma, mb) = (
-        GpuMsm::<zkgpu_curves::Bls12_381G1>::new(&a).unwrap(),
-        GpuMsm::<zkgpu_curves::Bls12_381G1>::new(&b).unwrap(),
+        GpuMsm::<zkgpu_curves::Bls12_381G1>::new(a).unwrap(),
+        GpuMsm::<zkgpu_curves::Bls12_381G1>::new(b).unwrap(),
     );
     let on_a = ma.prepare(&bases).unwrap();
     assert_eq!(on_a.context(), a.id());

@@ -18,8 +18,7 @@ use ark_ff::{Field, UniformRand, Zero};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use proptest::prelude::*;
 use zkgpu_curves::Bls12_381G1;
-use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmError, PreparedScalars};
-use zkgpu_runtime::GpuError;
+use zkgpu_msm::{Fold, GpuMsm, MsmConfig, PreparedScalars};
 
 /// Three engines, each with its context's index: 0 and 1 on the first context, 2 on the
 /// second.
@@ -101,13 +100,6 @@ fn inputs(op: &Op) -> (Vec<G1Affine>, Vec<Fr>) {
     (bases, scalars)
 }
 
-fn foreign<T: std::fmt::Debug>(op: &Op, r: Result<T, MsmError>) {
-    assert!(
-        matches!(r, Err(MsmError::Gpu(GpuError::ForeignContext { .. }))),
-        "{op:?}: {r:?}"
-    );
-}
-
 fn run(op: &Op) {
     let engines = engines();
     let (bases, scalars) = inputs(op);
@@ -134,7 +126,7 @@ fn run(op: &Op) {
             if same {
                 assert_eq!(got.unwrap(), want, "{op:?}");
             } else {
-                foreign(op, got);
+                zkgpu_testing::assert_foreign(op, got);
             }
         }
         Prep::Sets => {
@@ -149,7 +141,7 @@ fn run(op: &Op) {
                 let want2 = G1Projective::msm_unchecked(&reversed, &scalars);
                 assert_eq!(got.unwrap(), vec![want, want2], "{op:?}");
             } else {
-                foreign(op, got);
+                zkgpu_testing::assert_foreign(op, got);
             }
         }
     }

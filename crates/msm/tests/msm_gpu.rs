@@ -10,18 +10,10 @@ use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths};
 
 use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::{BigInteger, Field, One, PrimeField, UniformRand, Zero};
-use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use ark_std::rand::{Rng, rngs::StdRng};
 use zkgpu_curves::{Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, EdOnBls12_377, GpuCurve};
 use zkgpu_msm::{Fold, GpuMsm, MsmConfig, MsmError, PreparedBases, PreparedScalars};
-
-fn rng_for<C: GpuCurve>(what: &str) -> StdRng {
-    let seed = C::ID
-        .bytes()
-        .chain(what.bytes())
-        .fold(7u64, |h, b| h.wrapping_mul(131).wrapping_add(u64::from(b)));
-    eprintln!("{} {what}: seed {seed}", C::ID);
-    StdRng::seed_from_u64(seed)
-}
+use zkgpu_testing::rng_for;
 
 fn random_bases<C: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<C::Affine> {
     // A few random points and their small multiples: cheap to make, all distinct.

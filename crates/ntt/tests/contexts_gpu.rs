@@ -8,24 +8,14 @@ use ark_bls12_381::Fr;
 use ark_ff::UniformRand;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use zkgpu_ntt::{Direction, Elementwise, GpuNtt, NttError};
+use zkgpu_ntt::{Direction, Elementwise, GpuNtt};
 use zkgpu_runtime::BlockOn;
-use zkgpu_runtime::{GpuContext, GpuError};
-
-fn foreign<T: std::fmt::Debug>(r: Result<T, NttError>) {
-    assert!(
-        matches!(r, Err(NttError::Gpu(GpuError::ForeignContext { .. }))),
-        "expected ForeignContext, got {r:?}"
-    );
-}
+use zkgpu_testing::assert_foreign;
 
 #[test]
 fn vectors_of_another_context_are_refused() {
-    let (a, b) = (
-        GpuContext::from_env_blocking().unwrap(),
-        GpuContext::from_env_blocking().unwrap(),
-    );
-    let (na, nb) = (GpuNtt::<Fr>::new(&a), GpuNtt::<Fr>::new(&b));
+    let [a, b] = zkgpu_testing::shared_contexts();
+    let (na, nb) = (GpuNtt::<Fr>::new(a), GpuNtt::<Fr>::new(b));
     let mut rng = StdRng::seed_from_u64(72);
     let n = 1 << 10;
     let domain = Radix2EvaluationDomain::<Fr>::new(n).unwrap();
@@ -35,43 +25,53 @@ fn vectors_of_another_context_are_refused() {
 
     let mut on_a = na.upload_batch(&[&values]).unwrap();
     assert_eq!(on_a.context(), a.id());
-    foreign(
+    assert_foreign(
+        "transform",
         nb.transform(&mut on_a, &domain, Direction::Forward)
             .block_on(),
     );
-    foreign(nb.download(&on_a, 0).block_on());
-    foreign(nb.write(&on_a, 0, &values));
-    foreign(nb.write_rows(&on_a, |_, _| {}));
+    assert_foreign("download", nb.download(&on_a, 0).block_on());
+    assert_foreign("write", nb.write(&on_a, 0, &values));
+    assert_foreign("write_rows", nb.write_rows(&on_a, |_, _| {}));
     let mut enc = nb.encoder();
-    foreign(pollster::block_on(nb.record_elementwise(
-        &mut enc,
-        &on_a,
-        Elementwise::Scale {
-            a: 0,
-            c: Fr::from(2u64),
-        },
-    )));
+    assert_foreign(
+        "record_elementwise",
+        pollster::block_on(nb.record_elementwise(
+            &mut enc,
+            &on_a,
+            Elementwise::Scale {
+                a: 0,
+                c: Fr::from(2u64),
+            },
+        )),
+    );
     drop(enc);
     // An encoder of the other context's engine, with this engine's own vectors.
     let mut enc_b = nb.encoder();
     assert_eq!(enc_b.context(), b.id());
-    foreign(pollster::block_on(na.record_transform(
-        &mut enc_b,
-        &mut on_a,
-        &domain,
-        Direction::Forward,
-        None,
-    )));
-    foreign(pollster::block_on(na.record_elementwise(
-        &mut enc_b,
-        &on_a,
-        Elementwise::Scale {
-            a: 0,
-            c: Fr::from(2u64),
-        },
-    )));
-    foreign(na.record_download(&mut enc_b, &on_a, 0));
-    foreign(na.submit(enc_b));
+    assert_foreign(
+        "record_transform",
+        pollster::block_on(na.record_transform(
+            &mut enc_b,
+            &mut on_a,
+            &domain,
+            Direction::Forward,
+            None,
+        )),
+    );
+    assert_foreign(
+        "record_elementwise",
+        pollster::block_on(na.record_elementwise(
+            &mut enc_b,
+            &on_a,
+            Elementwise::Scale {
+                a: 0,
+                c: Fr::from(2u64),
+            },
+        )),
+    );
+    assert_foreign("record_download", na.record_download(&mut enc_b, &on_a, 0));
+    assert_foreign("submit", na.submit(enc_b));
 
     // Each engine still transforms its own vectors as ark-poly does, and no device reports
     // an error.

@@ -43,35 +43,37 @@ mod contract_gen;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zkgpu_limbs::{KnownField, KnownFq2};
 
     #[test]
-    fn word_counts_match_the_limb_layouts() {
-        let prime = [
-            (FieldModule::Bls12_381Fq, KnownField::Bls12_381Fq),
-            (FieldModule::Bls12_381Fr, KnownField::Bls12_381Fr),
-            (FieldModule::Bls12_377Fq, KnownField::Bls12_377Fq),
-            (FieldModule::Bls12_377Fr, KnownField::Bls12_377Fr),
-            (FieldModule::Bn254Fq, KnownField::Bn254Fq),
-            (FieldModule::Bn254Fr, KnownField::Bn254Fr),
-            (FieldModule::EdOnBls12_377Fr, KnownField::EdOnBls12_377Fr),
-        ];
-        for (m, f) in prime {
-            assert_eq!(m.words() as usize, f.params().n_limbs, "{}", m.id());
-            assert_eq!(m.packed_words() as usize, f.params().packed_words());
-            assert_eq!(m.id(), f.file_stem());
-            let mut p = f.params().modulus.to_u32_digits();
-            p.resize(m.packed_words() as usize, 0);
-            assert_eq!(m.modulus_words(), &p[..], "{}", m.id());
+    fn field_modules_have_their_known_layouts() {
+        // Known answers, independent of the registry they are derived from: BLS12-381 Fq is
+        // 381 bits (30 limbs of 13 bits, 12 packed words), BN254 Fr 254 bits (20 and 8).
+        let f = FieldModule::Bls12_381Fq;
+        assert_eq!((f.words(), f.packed_words()), (30, 12));
+        assert_eq!(f.modulus_words()[0], 0xffffaaab);
+        assert_eq!(f.modulus_words()[11], 0x1a0111ea);
+        let f = FieldModule::Bn254Fr;
+        assert_eq!(
+            (f.words(), f.packed_words(), f.prefix_and_type()),
+            (20, 8, ("fr", "Fr"))
+        );
+        assert_eq!(f.modulus_words()[0], 0xf0000001);
+        let f = FieldModule::Bls12_377Fq2;
+        assert_eq!(
+            (f.words(), f.packed_words(), f.base()),
+            (60, 0, FieldModule::Bls12_377Fq)
+        );
+        assert_eq!(f.prefix_and_type(), ("fq2", "Fq2"));
+        for &m in FieldModule::ALL {
+            assert_eq!(FieldModule::from_name(&m.name()), Some(m));
+            let stem = match (m.known(), m.known_fq2()) {
+                (Some(k), None) => k.file_stem(),
+                (None, Some(q)) => q.file_stem(),
+                _ => panic!("{} is a prime field or an extension", m.id()),
+            };
+            assert_eq!(m.id(), stem);
         }
-        for (m, f) in [
-            (FieldModule::Bls12_381Fq2, KnownFq2::Bls12_381),
-            (FieldModule::Bls12_377Fq2, KnownFq2::Bls12_377),
-            (FieldModule::Bn254Fq2, KnownFq2::Bn254),
-        ] {
-            assert_eq!(m.words() as usize, 2 * f.base_limbs());
-            assert_eq!(m.id(), f.file_stem());
-        }
+        assert_eq!(FieldModule::from_name("bls12-381-fq3"), None);
     }
 
     #[test]

@@ -152,3 +152,38 @@ pub fn distinct_bases<C: GpuCurve>(n: usize, rng: &mut impl Rng) -> Vec<C::Affin
         .collect();
     C::Projective::normalize_batch(&points)
 }
+
+/// A generator seeded from a group's name and what a test checks, the seed printed (so that a
+/// failure names the seed that reproduces it): the same inputs on every run, different ones
+/// per group and per test.
+pub fn rng_for<C: GpuCurve>(what: &str) -> ark_std::rand::rngs::StdRng {
+    use ark_std::rand::SeedableRng;
+    let seed = C::ID
+        .bytes()
+        .chain(what.bytes())
+        .fold(7u64, |h, b| h.wrapping_mul(131).wrapping_add(u64::from(b)));
+    eprintln!("{} {what}: seed {seed}", C::ID);
+    ark_std::rand::rngs::StdRng::seed_from_u64(seed)
+}
+
+/// `p` with another projective representation (another Z) of the same point: formulas must
+/// not depend on the representation they are given.
+pub fn rescaled<G: PrimeGroup + UniformRand>(p: G, rng: &mut impl Rng) -> G {
+    let r = G::rand(rng);
+    p + r - r
+}
+
+/// Asserts that `r` is the runtime's `ForeignContext` error wrapped in an engine's error
+/// (`MsmError::Gpu`, `NttError::Gpu`, `ProveError::Gpu`...): an object of one context given to
+/// an engine of another. `what` names the operation in the failure message.
+#[track_caller]
+pub fn assert_foreign<T: std::fmt::Debug, E: std::fmt::Debug>(
+    what: impl std::fmt::Debug,
+    r: Result<T, E>,
+) {
+    let said = format!("{r:?}");
+    assert!(
+        said.starts_with("Err(Gpu(ForeignContext {"),
+        "{what:?}: expected Gpu(ForeignContext), got {said}"
+    );
+}
