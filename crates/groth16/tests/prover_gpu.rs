@@ -238,9 +238,9 @@ fn bn254_bad_input() {
 }
 
 /// Proofs equal to ark-groth16's with every kernel in a 64-bit arithmetic of the run
-/// (`zkgpu_testing::test_ariths`: `int64` on lavapipe), every pairing.
+/// (`zkgpu_testing::test_ariths_from_env`: `int64` on lavapipe), every pairing.
 fn wide_proofs_equal_arkworks<E: GpuPairing>(seed: u64) {
-    for a in zkgpu_testing::test_ariths() {
+    for a in zkgpu_testing::test_ariths_from_env() {
         if a == zkgpu_runtime::Arith::Portable {
             continue;
         }

@@ -114,29 +114,15 @@ impl PackedChain {
             .ctx
             .pipeline_seconds(&self.module.name, ENTRY, Checks::TrustedLoops)
             .unwrap_or(0.0);
-        let mut times = Vec::with_capacity(runs);
-        for i in 0..=runs.max(1) {
-            let t = self
-                .ctx
-                .timed_pass(ENTRY, |pass| {
-                    pass.set_pipeline(&pipeline.pipeline);
-                    pass.set_bind_group(0, &bg, &[]);
-                    pass.dispatch_workgroups(x, y, 1);
-                })
-                .await?;
-            if i > 0 {
-                times.push(t);
-            }
-        }
-        times.sort_by(f64::total_cmp);
-        let seconds = times[times.len() / 2];
         let count = (a.len() / self.words) as u32;
-        Ok(ChainBench {
-            count,
-            reps,
-            seconds,
-            mults_per_second: f64::from(count) * f64::from(reps) / seconds,
+        let kernel = (ENTRY, &*pipeline, &bg);
+        ChainBench::measure(
+            &self.ctx,
+            kernel,
+            (x, y),
+            (count, reps, runs),
             pipeline_seconds,
-        })
+        )
+        .await
     }
 }

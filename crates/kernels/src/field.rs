@@ -83,6 +83,42 @@ pub struct ChainBench {
     pub pipeline_seconds: f64,
 }
 
+impl ChainBench {
+    /// Times one dispatch of `pipeline` over the grid `(x, y)` with `bg`: a warm-up run, then
+    /// `runs` timed ones (at least one); the median, as the chain of `count` elements and
+    /// `reps` multiplications each it ran.
+    pub(crate) async fn measure(
+        ctx: &GpuContext,
+        (label, pipeline, bg): (&str, &Pipeline, &wgpu::BindGroup),
+        (x, y): (u32, u32),
+        (count, reps, runs): (u32, u32, usize),
+        pipeline_seconds: f64,
+    ) -> Result<Self> {
+        let mut times = Vec::with_capacity(runs);
+        for i in 0..=runs.max(1) {
+            let t = ctx
+                .timed_pass(label, |pass| {
+                    pass.set_pipeline(&pipeline.pipeline);
+                    pass.set_bind_group(0, bg, &[]);
+                    pass.dispatch_workgroups(x, y, 1);
+                })
+                .await?;
+            if i > 0 {
+                times.push(t);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let seconds = times[times.len() / 2];
+        Ok(Self {
+            count,
+            reps,
+            seconds,
+            mults_per_second: f64::from(count) * f64::from(reps) / seconds,
+            pipeline_seconds,
+        })
+    }
+}
+
 /// The elementwise kernels of one field.
 #[derive(Debug)]
 pub struct FieldKernels {
@@ -241,29 +277,15 @@ impl FieldKernels {
             .ctx
             .pipeline_seconds(&self.module.name, op.entry(), checks)
             .unwrap_or(0.0);
-        let (count, _out, bg, (x, y)) = self.setup(op, a, b, &pipeline)?;
-        let mut times = Vec::with_capacity(runs);
-        for i in 0..=runs.max(1) {
-            let t = self
-                .ctx
-                .timed_pass(ops::entry::FIELD_MUL_CHAIN, |pass| {
-                    pass.set_pipeline(&pipeline.pipeline);
-                    pass.set_bind_group(0, &bg, &[]);
-                    pass.dispatch_workgroups(x, y, 1);
-                })
-                .await?;
-            if i > 0 {
-                times.push(t);
-            }
-        }
-        times.sort_by(f64::total_cmp);
-        let seconds = times[times.len() / 2];
-        Ok(ChainBench {
-            count,
-            reps,
-            seconds,
-            mults_per_second: f64::from(count) * f64::from(reps) / seconds,
+        let (count, _out, bg, grid) = self.setup(op, a, b, &pipeline)?;
+        let kernel = (ops::entry::FIELD_MUL_CHAIN, &*pipeline, &bg);
+        ChainBench::measure(
+            &self.ctx,
+            kernel,
+            grid,
+            (count, reps, runs),
             pipeline_seconds,
-        })
+        )
+        .await
     }
 }

@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 use zkgpu_runtime::{BlockOn, GpuContext};
-use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths};
+use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths_from_env};
 
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
@@ -214,10 +214,10 @@ macro_rules! curve_tests {
         mod $name {
             use super::*;
             type C = zkgpu_curves::$curve;
-            // Every test in each arithmetic of the run (zkgpu_testing::test_ariths).
+            // Every test in each arithmetic of the run (zkgpu_testing::test_ariths_from_env).
             #[test]
             fn ops_match_ark_ec() {
-                for a in test_ariths() {
+                for a in test_ariths_from_env() {
                     eprintln!("{a}");
                     check_ops::<C>(arith_context(a));
                 }
@@ -225,14 +225,14 @@ macro_rules! curve_tests {
             #[test]
             fn madd_chains_match_ark_ec() {
                 // G2 is slow on a software adapter: shorter chains.
-                for a in test_ariths() {
+                for a in test_ariths_from_env() {
                     eprintln!("{a}");
                     check_chains::<C>(arith_context(a), if C::DEGREE == 2 { 400 } else { 1000 });
                 }
             }
             #[test]
             fn field_instructions_match_arkworks() {
-                for a in test_ariths() {
+                for a in test_ariths_from_env() {
                     eprintln!("{a}");
                     check_field_instructions::<C>(arith_context(a));
                 }

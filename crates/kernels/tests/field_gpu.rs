@@ -1,13 +1,13 @@
 //! Every generated field operation, run on the GPU over thousands of seeded random inputs plus
 //! edge cases per dispatch, compared with ark-ff, in every arithmetic the tests run
-//! (`zkgpu_testing::test_ariths`); and the GPU compared bit for bit with the CPU emulator of
+//! (`zkgpu_testing::test_ariths_from_env`); and the GPU compared bit for bit with the CPU emulator of
 //! its arithmetic (the portable one on arbitrary limb vectors, inputs outside the canonical
 //! range included; a 64-bit one across its whole input range).
 
 #![allow(clippy::unwrap_used)]
 
 use zkgpu_runtime::{Arith, BlockOn};
-use zkgpu_testing::{arith_context, test_ariths};
+use zkgpu_testing::{arith_context, test_ariths_from_env};
 
 use ark_ff::{Field, PrimeField, UniformRand};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
@@ -65,7 +65,7 @@ fn check_against_ark<F: Field + LimbEncode + UniformRand>(
     edges: &[F],
     name: &str,
 ) {
-    for arith in test_ariths() {
+    for arith in test_ariths_from_env() {
         check_against_ark_in::<F>(module, edges, &format!("{name} {arith}"), arith);
     }
 }
@@ -178,7 +178,10 @@ fn check_against_wide_emulator(field: KnownField, module: FieldModule, name: &st
         .collect();
     let (a, b) = (limbs(&values), limbs(&rotated));
     let w = p.n_limbs;
-    for arith in test_ariths().into_iter().filter(|&a| a != Arith::Portable) {
+    for arith in test_ariths_from_env()
+        .into_iter()
+        .filter(|&a| a != Arith::Portable)
+    {
         let k = kernels(module, arith);
         let emu = field.wide_emulator(arith).unwrap();
         for (op, square) in [(FieldOp::Mul, false), (FieldOp::Square, true)] {
@@ -203,7 +206,7 @@ fn check_lazy_inputs<F: PrimeField + LimbEncode>(
     field: KnownField,
     name: &str,
 ) {
-    for arith in test_ariths() {
+    for arith in test_ariths_from_env() {
         check_lazy_inputs_in::<F>(module, field, &format!("{name} {arith}"), arith);
     }
 }
@@ -363,7 +366,7 @@ fn long_mul_chain_matches_arkworks() {
     let a: Vec<Fq> = (0..64).map(|_| Fq::rand(&mut rng)).collect();
     let b: Vec<Fq> = (0..64).map(|_| Fq::rand(&mut rng)).collect();
     let reps = 1000;
-    for arith in test_ariths() {
+    for arith in test_ariths_from_env() {
         let k = kernels(FieldModule::Bls12_381Fq, arith);
         for checks in [Checks::Default, Checks::TrustedLoops] {
             let out = k

@@ -148,7 +148,7 @@ fn run(op: &Op) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(zkgpu_testing::proptest_cases(10)))]
+    #![proptest_config(ProptestConfig::with_cases(zkgpu_testing::proptest_cases_from_env(10)))]
 
     #[test]
     fn random_call_sequences_equal_arkworks(ops in prop::collection::vec(op(), 1..6)) {

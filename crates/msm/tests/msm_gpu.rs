@@ -6,7 +6,7 @@
 
 use zkgpu_msm::{MsmOutput, MsmRequest};
 use zkgpu_runtime::{Arith, BlockOn, GpuContext};
-use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths};
+use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths_from_env};
 
 use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::{BigInteger, Field, One, PrimeField, UniformRand, Zero};
@@ -1136,7 +1136,7 @@ macro_rules! msm_tests {
             /// base distributions, and two parts as one MSM (plain and folded bases).
             #[test]
             fn wide_arithmetics_match_arkworks() {
-                for a in test_ariths().into_iter().filter(|&a| a != Arith::Portable) {
+                for a in test_ariths_from_env().into_iter().filter(|&a| a != Arith::Portable) {
                     eprintln!("{a}");
                     let ctx = arith_context(a);
                     assert_eq!(GpuMsm::<C>::new(ctx).unwrap().arith(), a);

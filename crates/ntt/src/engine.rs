@@ -16,6 +16,11 @@ use zkgpu_runtime::{Checks, GpuContext, dispatch, grid};
 use zkgpu_shaders::Composed;
 use zkgpu_shaders::contract::{ntt, ntt_elementwise as ew};
 
+/// [`GpuNtt::kernels`]' butterfly passes.
+const PASS: usize = 0;
+/// [`GpuNtt::kernels`]' elementwise kernel.
+const ELEMENTWISE: usize = 1;
+
 /// An elementwise operation on vectors of one [`DeviceVec`] (indices are vectors of the
 /// batch; the result replaces vector `a`).
 #[derive(Clone, Copy, Debug)]
@@ -191,47 +196,35 @@ impl<F: NttField> GpuNtt<F> {
         &self.ctx
     }
 
+    /// The butterfly passes' pipeline and the elementwise kernel's: `(module, entry point)`.
+    fn kernels(&self) -> [(&Composed, &'static str); 2] {
+        [
+            (&self.pass_module, ntt::entry::NTT_PASS),
+            (&self.ew_module, ew::entry::NTT_ELEMENTWISE),
+        ]
+    }
+
+    /// Kernel `k` of [`GpuNtt::kernels`]' pipeline (compiled on first use).
+    async fn kernel(&self, k: usize) -> Result<Arc<zkgpu_runtime::Pipeline>> {
+        let (module, entry) = self.kernels()[k];
+        Ok(self
+            .ctx
+            .pipeline(module, entry, Checks::Default, &[])
+            .await?)
+    }
+
     /// Compiles the pipelines now (otherwise the first transform does); returns the seconds
     /// each took, `(entry, seconds)`.
     pub async fn warm_up(&self) -> Result<Vec<(&'static str, f64)>> {
-        self.ctx
-            .pipeline(
-                &self.pass_module,
-                zkgpu_shaders::contract::ntt::entry::NTT_PASS,
-                Checks::Default,
-                &[],
-            )
-            .await?;
-        self.ctx
-            .pipeline(
-                &self.ew_module,
-                zkgpu_shaders::contract::ntt_elementwise::entry::NTT_ELEMENTWISE,
-                Checks::Default,
-                &[],
-            )
-            .await?;
-        Ok(vec![
-            (
-                zkgpu_shaders::contract::ntt::entry::NTT_PASS,
-                self.ctx
-                    .pipeline_seconds(
-                        &self.pass_module.name,
-                        zkgpu_shaders::contract::ntt::entry::NTT_PASS,
-                        Checks::Default,
-                    )
-                    .unwrap_or(0.0),
-            ),
-            (
-                zkgpu_shaders::contract::ntt_elementwise::entry::NTT_ELEMENTWISE,
-                self.ctx
-                    .pipeline_seconds(
-                        &self.ew_module.name,
-                        zkgpu_shaders::contract::ntt_elementwise::entry::NTT_ELEMENTWISE,
-                        Checks::Default,
-                    )
-                    .unwrap_or(0.0),
-            ),
-        ])
+        let mut secs = Vec::new();
+        for (k, (module, entry)) in self.kernels().into_iter().enumerate() {
+            self.kernel(k).await?;
+            let s = self
+                .ctx
+                .pipeline_seconds(&module.name, entry, Checks::Default);
+            secs.push((entry, s.unwrap_or(0.0)));
+        }
+        Ok(secs)
     }
 
     /// Prepares everything a transform over `domain` needs, both directions, so that the
@@ -347,15 +340,7 @@ impl<F: NttField> GpuNtt<F> {
             return Ok(());
         }
         let plan = self.plan(domain, dir)?;
-        let pipeline = self
-            .ctx
-            .pipeline(
-                &self.pass_module,
-                zkgpu_shaders::contract::ntt::entry::NTT_PASS,
-                Checks::Default,
-                &[],
-            )
-            .await?;
+        let pipeline = self.kernel(PASS).await?;
         let per_transform = (n as u64).div_ceil(TILE) as u32;
         let total = u32::try_from(u64::from(per_transform) * batch as u64).map_err(|_| {
             NttError::Shape(format!(
@@ -443,15 +428,7 @@ impl<F: NttField> GpuNtt<F> {
         }
         let len = u32::try_from(dv.len)
             .map_err(|_| NttError::Shape(format!("{} elements exceed 2^32", dv.len)))?;
-        let pipeline = self
-            .ctx
-            .pipeline(
-                &self.ew_module,
-                zkgpu_shaders::contract::ntt_elementwise::entry::NTT_ELEMENTWISE,
-                Checks::Default,
-                &[],
-            )
-            .await?;
+        let pipeline = self.kernel(ELEMENTWISE).await?;
         let max = self.ctx.limits().max_compute_workgroups_per_dimension;
         let (gx, gy, _) = grid(len, EW_WG, max);
         let mut cw = [0u32; 8];

@@ -194,7 +194,7 @@ fn run(op: &Op) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(zkgpu_testing::proptest_cases(12)))]
+    #![proptest_config(ProptestConfig::with_cases(zkgpu_testing::proptest_cases_from_env(12)))]
 
     #[test]
     fn random_call_sequences_equal_ark_poly(ops in prop::collection::vec(op(), 1..8)) {

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use zkgpu_runtime::{Arith, BlockOn, GpuContext};
-use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths};
+use zkgpu_testing::{arith_context, shared_context as ctx, test_ariths_from_env};
 
 use ark_ff::{FftField, Field, UniformRand, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
@@ -88,7 +88,10 @@ fn bn254_fr_every_size() {
 /// The transforms and elementwise kernels in the 64-bit arithmetics of the run, every field.
 #[test]
 fn wide_arithmetics_match_arkworks() {
-    for a in test_ariths().into_iter().filter(|&a| a != Arith::Portable) {
+    for a in test_ariths_from_env()
+        .into_iter()
+        .filter(|&a| a != Arith::Portable)
+    {
         eprintln!("{a}");
         let ctx = arith_context(a);
         check_sizes_on::<ark_bls12_381::Fr>(ctx, 10, 11);

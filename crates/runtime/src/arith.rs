@@ -208,17 +208,7 @@ impl GpuContext {
     /// enough elements to fill the device, timed on the GPU.
     async fn probe_rate(&self, arith: Arith) -> Result<f64> {
         let module = arith_check(ARITH_CHECK_FIELD, arith);
-        let (a, b, _) = known_answer_vectors();
-        let words = ARITH_CHECK_FIELD.packed_words() as usize;
-        let fill = |v: &[u32]| -> Vec<u32> {
-            v.chunks(words)
-                .cycle()
-                .take(PROBE_ELEMENTS as usize)
-                .flatten()
-                .copied()
-                .collect()
-        };
-        let (a, b) = (fill(&a), fill(&b));
+        let (a, b) = probe_inputs();
         // A first run warms the clock and the pipeline; the second is timed.
         self.mul_chain(&module, &a, &b, PROBE_REPS).await?;
         let seconds = self.mul_chain(&module, &a, &b, PROBE_REPS).await?.1;
@@ -394,17 +384,7 @@ impl GpuContext {
     /// runs it beside its CPU work, `zkgpu msm` and `zkgpu ntt` before their timed runs).
     pub async fn warm_clock(&self, duration: std::time::Duration) -> Result<()> {
         let module = arith_check(ARITH_CHECK_FIELD, self.arith());
-        let (a, b, _) = known_answer_vectors();
-        let words = ARITH_CHECK_FIELD.packed_words() as usize;
-        let fill = |v: &[u32]| -> Vec<u32> {
-            v.chunks(words)
-                .cycle()
-                .take(PROBE_ELEMENTS as usize)
-                .flatten()
-                .copied()
-                .collect()
-        };
-        let (a, b) = (fill(&a), fill(&b));
+        let (a, b) = probe_inputs();
         let start = web_time::Instant::now();
         // About 3 ms of work a submission on the H100: the GPU stays busy between them.
         while start.elapsed() < duration {
@@ -412,4 +392,20 @@ impl GpuContext {
         }
         Ok(())
     }
+}
+
+/// The known-answer operands repeated to [`PROBE_ELEMENTS`] elements: the rate probe's and the
+/// clock warm-up's inputs.
+fn probe_inputs() -> (Vec<u32>, Vec<u32>) {
+    let (a, b, _) = known_answer_vectors();
+    let words = ARITH_CHECK_FIELD.packed_words() as usize;
+    let fill = |v: &[u32]| -> Vec<u32> {
+        v.chunks(words)
+            .cycle()
+            .take(PROBE_ELEMENTS as usize)
+            .flatten()
+            .copied()
+            .collect()
+    };
+    (fill(&a), fill(&b))
 }

@@ -58,7 +58,7 @@ pub fn arith_context(arith: Arith) -> &'static GpuContext {
 /// The arithmetics the GPU tests run in: the portable one and `int64`, which lavapipe (CI)
 /// runs exactly; `f64` is refused there (tests of the runtime check that) and runs in these
 /// tests on a device whose check it passes (`ZKGPU_TEST_ARITHS=portable,int64,f64`).
-pub fn test_ariths() -> Vec<Arith> {
+pub fn test_ariths_from_env() -> Vec<Arith> {
     match std::env::var("ZKGPU_TEST_ARITHS") {
         Ok(list) if !list.is_empty() => list
             .split(',')
@@ -111,7 +111,7 @@ pub fn engines_on_two_contexts<E>(make: impl Fn(&GpuContext) -> E) -> Vec<(usize
 
 /// How many cases a property test runs: `PROPTEST_CASES` when set, else `default` (CI's
 /// fixed budget).
-pub fn proptest_cases(default: u32) -> u32 {
+pub fn proptest_cases_from_env(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
