@@ -166,72 +166,112 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
 // Sums of chunk partials. Mode 0, one invocation per bucket: the sum of its partials into
 // bucket_sums (a copy for one, the identity for none). Mode 2 is mode 0 for the buckets of
 // combine_list only (none or several chunks; the reduction reads a one-chunk bucket's sum
-// from its partial). Mode 1, one level of a tree for
-// buckets of many chunks, one invocation per entry of chunk_order's first bin (the full
-// chunks; msm_combine_args sizes the grid): the partials of a bucket
-// still to be added sit `stride` apart (stride = group^level), and the invocation of chunk
-// index q (a multiple of stride x group) adds the `group` of them from q on and writes the sum
-// in place of the first. Mode 0 then adds the ceil(count / stride) partials that are left.
-// Level l runs only where some bucket has more than group^(l + 1) chunks (msm_combine_args),
-// so mode 2 takes its stride from that maximum (combine_list[1]), at most ap.stride: with
-// no bucket of more than `group` chunks, no level runs and mode 2 adds them all.
+// from its partial). Mode 1, one level of a tree over the chunks of the buckets of more than
+// `group` chunks (combine_list's first part), on a grid of x over a bucket's groups and y
+// over those buckets (msm_combine_args sizes it; each invocation loops over the groups and
+// buckets beyond it): the partials of a bucket still to be added sit `stride` apart (stride
+// = group^level), and group k adds the `group` of them from k x group on and writes the sum
+// in place of the first. Mode 2 then adds the ceil(count / stride) partials that are left,
+// at most `group`. Level l runs only where some bucket has more than group^(l + 1) chunks
+// (msm_combine_args), so mode 2 takes its stride from that maximum (combine_list[1]), at
+// most ap.stride; a bucket of at most `group` chunks ran no level, and mode 2 adds its
+// partials one apart.
 // Loops count to those counts, or to a uniform.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn msm_combine_chunks(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    vm_consts = ap.consts;
+    if (ap.level_mode == 1u) {
+        tree_level(gid.x, wid.y, nwg);
+        return;
+    }
     let j = gid.x + gid.y * ap.row_stride;
     var stride = ap.stride;
-    if (ap.level_mode == 2u) {
-        // The tree levels that ran (msm_combine_args): stride group^l while some bucket has
-        // more than group^(l + 1) chunks.
-        let most = combine_list[1];
-        stride = 1u;
-        while (stride < ap.stride && most > stride * ap.group) {
-            stride = stride * ap.group;
-        }
-    }
     var slot = j;
-    var q = 0u;
-    var m = 0u;
     if (ap.level_mode == 0u) {
         if (j >= ap.windows * ap.buckets) {
             return;
         }
-        m = (chunk_counts[slot] + stride - 1u) / stride;
-    } else if (ap.level_mode == 2u) {
-        if (j >= combine_list[0]) {
-            return;
-        }
-        slot = combine_list[COMBINE_LIST_HEADER + j];
-        m = (chunk_counts[slot] + stride - 1u) / stride;
     } else {
-        if (j >= ap.windows * ap.cap) {
+        let large = combine_list[2];
+        if (j >= combine_list[0] + large) {
             return;
         }
-        let tagged = chunk_order[CHUNK_ORDER_WORDS * j];
-        if (tagged == 0u) {
-            return;
+        if (j < large) {
+            slot = combine_list[COMBINE_LIST_HEADER + j];
+        } else {
+            slot = combine_list[COMBINE_LIST_HEADER + ap.windows * ap.buckets - 1u - (j - large)];
         }
-        slot = tagged - 1u;
-        let ci = chunk_order[CHUNK_ORDER_WORDS * j + 1u];
-        if (ci % (stride * ap.group) != 0u) {
-            return;
-        }
-        q = ci / stride;
-        let left = (chunk_counts[slot] + stride - 1u) / stride;
-        m = min(ap.group, left - q);
-        if (m <= 1u) {
-            return;
+        // The tree levels that ran (msm_combine_args): stride group^l while some bucket has
+        // more than group^(l + 1) chunks; none for a bucket of at most `group`.
+        let most = combine_list[1];
+        stride = 1u;
+        while (j < large && stride < ap.stride && most > stride * ap.group) {
+            stride = stride * ap.group;
         }
     }
-    vm_consts = ap.consts;
-    let first = chunk_offsets[slot];
+    let m = (chunk_counts[slot] + stride - 1u) / stride;
     let acc = ap.acc_regs;
-    if (ap.level_mode != 1u && m == 1u) {
+    if (m == 1u) {
+        let first = chunk_offsets[slot];
         for (var r = 0u; r < acc; r++) {
             store_sum((slot * acc + r) * FE_PACKED, load_partial((first * acc + r) * FE_PACKED));
         }
         return;
     }
+    add_partials(slot, 0u, m, stride);
+    for (var r = 0u; r < acc; r++) {
+        store_sum((slot * acc + r) * FE_PACKED, regs[r]);
+    }
+}
+
+// One level of the chunk tree (msm_combine_chunks' mode 1) for the invocation at x of row y
+// of a grid of `nwg` workgroups: the (bucket, group) pairs numbered as one index where they
+// fit (level_is_linear, as msm_combine_args sized the grid), else buckets over rows and
+// groups over x.
+fn tree_level(x: u32, y: u32, nwg: vec3<u32>) {
+    let large = combine_list[2];
+    let per = ((combine_list[1] + ap.stride - 1u) / ap.stride + ap.group - 1u) / ap.group;
+    let row = nwg.x * WORKGROUP_SIZE;
+    if (per != 0u && large <= 0x7fffffffu / per) {
+        for (var w = x + y * row; w < large * per; w += row * nwg.y) {
+            tree_group(w / per, w % per);
+        }
+        return;
+    }
+    for (var i = y; i < large; i += nwg.y) {
+        for (var k = x; k < per; k += row) {
+            tree_group(i, k);
+        }
+    }
+}
+
+// Group k of the i-th listed bucket of more than `group` chunks, at this level: its `group`
+// partials stride apart from k x group on, summed in place of the first (nothing where one
+// or none is left).
+fn tree_group(i: u32, k: u32) {
+    let stride = ap.stride;
+    let slot = combine_list[COMBINE_LIST_HEADER + i];
+    let left = (chunk_counts[slot] + stride - 1u) / stride;
+    let q = k * ap.group;
+    if (q + 1u >= left) {
+        return;
+    }
+    add_partials(slot, q, min(ap.group, left - q), stride);
+    let at = chunk_offsets[slot] + q * stride;
+    let acc = ap.acc_regs;
+    for (var r = 0u; r < acc; r++) {
+        store_partial((at * acc + r) * FE_PACKED, regs[r]);
+    }
+}
+
+// The sum of `m` partials of `slot`'s chunks, `stride` apart from the q-th, into regs[0..acc).
+fn add_partials(slot: u32, q: u32, m: u32, stride: u32) {
+    let first = chunk_offsets[slot];
+    let acc = ap.acc_regs;
     // Step 0: identity; step k > 0: acc += partial q + k - 1.
     for (var k = 0u; k <= m; k++) {
         var entry_pc = ap.entry_identity;
@@ -243,16 +283,6 @@ fn msm_combine_chunks(@builtin(global_invocation_id) gid: vec3<u32>) {
             }
         }
         vm_run(entry_pc);
-    }
-    if (ap.level_mode != 1u) {
-        for (var r = 0u; r < acc; r++) {
-            store_sum((slot * acc + r) * FE_PACKED, regs[r]);
-        }
-    } else {
-        let at = first + q * stride;
-        for (var r = 0u; r < acc; r++) {
-            store_partial((at * acc + r) * FE_PACKED, regs[r]);
-        }
     }
 }
 

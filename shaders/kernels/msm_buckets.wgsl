@@ -37,8 +37,10 @@ const SCAN_THREADS: u32 = 256u;
 // The chunk-size histogram (msm_chunk_counts), or the cursors of its bins (msm_chunk_order).
 @group(0) @binding(6) var<storage, read_write> chunk_bins: array<atomic<u32>>;
 // Buckets of zero or several chunks, whose sums msm_combine_chunks writes (a one-chunk
-// bucket's sum is its chunk's, read in place by the reduction): [0] how many, [1] the most
-// chunks of any bucket, [2..] their slots, in no fixed order.
+// bucket's sum is its chunk's, read in place by the reduction): the header
+// (msm_layout.wgsl's COMBINE_LIST_HEADER words), then their slots, in no fixed order within
+// each part: those of more than `chunk_group` chunks from the first slot on, the others from
+// the last slot backwards.
 @group(0) @binding(8) var<storage, read_write> combine_list: array<atomic<u32>>;
 
 // Digits of canonical scalars (msm_digits.wgsl's scalar_digits).
@@ -224,16 +226,17 @@ fn chunk_split(slot: u32) -> vec2<u32> {
 }
 
 var<workgroup> wg_listed: atomic<u32>;
+var<workgroup> wg_large: atomic<u32>;
 var<workgroup> wg_most: atomic<u32>;
-var<workgroup> wg_top: atomic<u32>;
 var<workgroup> wg_base: u32;
+var<workgroup> wg_large_base: u32;
 
 // Binding 2 holds the bucket sizes (msm_bucket_sizes), binding 3 the
 // chunk counts, binding 6 the chunk-size histogram, binding 8 the combine list: [0] the
-// listed buckets, [1] the most chunks of a bucket, [2] the chunks of the histogram's first
-// bin (every full chunk among them), [3..] the list; its first three words zeroed. The
-// counts, the list and the maximum are gathered per workgroup first, so the global atomics
-// are one per workgroup.
+// listed buckets of zero or 2..=chunk_group chunks, [1] the most chunks of a bucket, [2] the
+// listed buckets of more chunks, then the list (those of more chunks from its first slot,
+// the others from its last backwards); its header zeroed. The counts, the list and the
+// maximum are gathered per workgroup first, so the global atomics are one per workgroup.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_chunk_counts(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -242,6 +245,7 @@ fn msm_chunk_counts(
     let slot = gid.x + gid.y * bp.row_stride;
     var chunks = 0u;
     var listed = false;
+    var large = false;
     var at = 0u;
     if (slot < bp.windows * bp.buckets) {
         let split = chunk_split(slot);
@@ -249,21 +253,17 @@ fn msm_chunk_counts(
         let rest = split.y;
         chunks = full + select(0u, 1u, rest != 0u);
         offsets[slot] = chunks;
-        var top = 0u;
         if (full != 0u) {
             atomicAdd(&chunk_bins[chunk_key(bp.chunk)], full);
-            top = full;
         }
         if (rest != 0u) {
-            let key = chunk_key(rest);
-            atomicAdd(&chunk_bins[key], 1u);
-            top += select(0u, 1u, key == 0u);
-        }
-        if (top != 0u) {
-            atomicAdd(&wg_top, top);
+            atomicAdd(&chunk_bins[chunk_key(rest)], 1u);
         }
         listed = chunks != 1u;
-        if (listed) {
+        large = chunks > bp.chunk_group;
+        if (large) {
+            at = atomicAdd(&wg_large, 1u);
+        } else if (listed) {
             at = atomicAdd(&wg_listed, 1u);
         }
         atomicMax(&wg_most, chunks);
@@ -274,15 +274,18 @@ fn msm_chunk_counts(
         if (k != 0u) {
             wg_base = atomicAdd(&combine_list[0], k);
         }
-        atomicMax(&combine_list[1], atomicLoad(&wg_most));
-        let top = atomicLoad(&wg_top);
-        if (top != 0u) {
-            atomicAdd(&combine_list[2], top);
+        let kl = atomicLoad(&wg_large);
+        if (kl != 0u) {
+            wg_large_base = atomicAdd(&combine_list[2], kl);
         }
+        atomicMax(&combine_list[1], atomicLoad(&wg_most));
     }
     workgroupBarrier();
-    if (listed) {
-        atomicStore(&combine_list[COMBINE_LIST_HEADER + wg_base + at], slot);
+    if (large) {
+        atomicStore(&combine_list[COMBINE_LIST_HEADER + wg_large_base + at], slot);
+    } else if (listed) {
+        let last = COMBINE_LIST_HEADER + bp.windows * bp.buckets - 1u;
+        atomicStore(&combine_list[last - wg_base - at], slot);
     }
 }
 
@@ -293,7 +296,17 @@ struct ArgsParams {
     // Tree levels over large buckets' chunks, and the chunk sums one invocation adds per level.
     levels: u32,
     group: u32,
-    _pad: u32,
+    // Most workgroups in y of a tree level's dispatch (the device's limit per dimension).
+    y_max: u32,
+}
+
+// Most invocations of one tree level's dispatch; each loops over what is beyond.
+const MAX_LEVEL_THREADS: u32 = 4194304u;
+
+// Whether a tree level's (bucket, group) pairs, `large` buckets of at most `per` groups, are
+// numbered in one index below 2^31 (else the level loops over buckets and groups apart).
+fn level_is_linear(large: u32, per: u32) -> bool {
+    return per != 0u && large <= 0x7fffffffu / per;
 }
 
 @group(0) @binding(9) var<storage, read_write> dispatch_args: array<u32>;
@@ -301,27 +314,39 @@ struct ArgsParams {
 
 // Indirect dispatch sizes (x, y, 1): [0..3) one invocation per listed bucket; then per tree
 // level l (partials group^l apart), where some bucket has more than group^(l + 1) chunks (the
-// last pass would otherwise add more than `group` partials of it), one invocation per chunk
-// of the histogram's first bin, else no workgroups: the levels that run are a prefix, and the
-// last pass finds their stride from the same maximum. Only a full chunk starts a group of
-// more than one partial (a bucket's last chunk starts none), and every full chunk sits in
-// that first bin, the first positions of the chunk order (msm_chunk_order). Loops count to a
-// uniform.
+// last pass would otherwise add more than `group` partials of it), a grid of the level's
+// groups: x over the groups of one bucket (ceil(ceil(most / group^l) / group)), y over the
+// buckets of more than `group` chunks, numbered as one index (bucket, then group) where it
+// fits (level_is_linear), at most MAX_LEVEL_THREADS invocations (the kernel loops over the
+// rest); else no workgroups. The levels that run are a prefix, and the last
+// pass finds their stride from the same maximum. Loops count to a uniform.
 @compute @workgroup_size(1)
 fn msm_combine_args() {
-    let listed = atomicLoad(&combine_list[0]);
+    let large = atomicLoad(&combine_list[2]);
+    let listed = atomicLoad(&combine_list[0]) + large;
     let most = atomicLoad(&combine_list[1]);
-    let top = atomicLoad(&combine_list[2]);
     let groups = (listed + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
     dispatch_args[0] = min(groups, gp.x_max);
     dispatch_args[1] = (groups + gp.x_max - 1u) / gp.x_max;
     dispatch_args[2] = 1u;
-    let top_groups = (top + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
     var stride = 1u;
     for (var l = 0u; l < gp.levels; l++) {
         let run = most > stride * gp.group;
-        dispatch_args[DISPATCH_WORDS * (l + 1u)] = select(0u, min(top_groups, gp.x_max), run);
-        dispatch_args[DISPATCH_WORDS * (l + 1u) + 1u] = select(0u, (top_groups + gp.x_max - 1u) / gp.x_max, run);
+        let per = ((most + stride - 1u) / stride + gp.group - 1u) / gp.group;
+        var x = 1u;
+        var y = 1u;
+        if (level_is_linear(large, per)) {
+            // One invocation per (bucket, group) pair, at most MAX_LEVEL_THREADS.
+            let work = large * per;
+            let groups = min(work / WORKGROUP_SIZE + 1u, MAX_LEVEL_THREADS / WORKGROUP_SIZE);
+            x = min(groups, gp.x_max);
+            y = min((groups + x - 1u) / x, gp.y_max);
+        } else {
+            x = max(1u, min((per + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE, gp.x_max));
+            y = min(min(large, gp.y_max), max(1u, MAX_LEVEL_THREADS / (x * WORKGROUP_SIZE)));
+        }
+        dispatch_args[DISPATCH_WORDS * (l + 1u)] = select(0u, x, run);
+        dispatch_args[DISPATCH_WORDS * (l + 1u) + 1u] = select(0u, y, run);
         dispatch_args[DISPATCH_WORDS * (l + 1u) + 2u] = 1u;
         stride = stride * gp.group;
     }

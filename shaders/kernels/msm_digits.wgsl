@@ -40,7 +40,9 @@ struct BucketParams {
     split: u32,
     hi_base: u32,
     hi_stride: u32,
-    _pad2: u32,
+    // Chunk sums one invocation adds per level of a large bucket's tree (msm_chunk_counts
+    // lists the buckets of more chunks apart).
+    chunk_group: u32,
     _pad3: u32,
     _pad4: u32,
     // The scalar field's modulus r, 8 little-endian words (msm_digits).

@@ -4,8 +4,9 @@
 
 // Words of one indirect dispatch's arguments in `dispatch_args`: x, y, z.
 const DISPATCH_WORDS: u32 = 3u;
-// Words of the combine list before its bucket slots: the buckets listed, the most chunks of
-// one, and the first bin's chunks.
+// Words of the combine list before its bucket slots: the listed buckets of zero or 2..=group
+// chunks, the most chunks of one, and the listed buckets of more than `group` chunks (the
+// chunk tree's). Those come first in the slots, the others from the last slot backwards.
 const COMBINE_LIST_HEADER: u32 = 3u;
 // Words of one entry of the chunk order: the bucket slot plus one (0: no chunk), the chunk's
 // index in its bucket, and its length.

@@ -78,6 +78,7 @@ pub(crate) fn bucket_params<F: PrimeField>(
         fold_windows: windows,
         folds: 1,
         load: 1,
+        chunk_group: shape.chunk_group,
         modulus: modulus_words::<F>(),
         ..BucketParams::default()
     }

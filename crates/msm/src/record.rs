@@ -401,7 +401,6 @@ fn sum_groups(
                 (acc::CHUNK_OFFSETS, first),
                 (acc::CHUNK_COUNTS, count),
                 (acc::PARTIALS, input),
-                (acc::CHUNK_ORDER, &s.chunk_order),
                 (acc::COMBINE_LIST, &s.combine_list),
             ],
         )

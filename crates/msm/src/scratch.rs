@@ -219,7 +219,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             x_max: LIST_X,
             levels,
             group: shape.chunk_group,
-            ..ArgsParams::default()
+            y_max: self.ctx.limits().max_compute_workgroups_per_dimension,
         }
     }
 
@@ -260,8 +260,8 @@ impl<C: GpuCurve> GpuMsm<C> {
             levels.push(self.ctx.uniform_buffer(
                 "msm chunk tree params",
                 &AccumulateParams {
-                    // msm_combine_args sizes the levels' grids as the combine's.
-                    row_stride: LIST_X * WORKGROUP_SIZE,
+                    // msm_combine_args sizes the levels' grids (the kernel reads their
+                    // shape from its builtins).
                     stride,
                     level_mode: 1,
                     ..accumulate
