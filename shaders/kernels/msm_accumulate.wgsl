@@ -236,7 +236,7 @@ fn tree_level(x: u32, y: u32, nwg: vec3<u32>) {
     let large = combine_list[2];
     let per = ((combine_list[1] + ap.stride - 1u) / ap.stride + ap.group - 1u) / ap.group;
     let row = nwg.x * WORKGROUP_SIZE;
-    if (per != 0u && large <= 0x7fffffffu / per) {
+    if (level_is_linear(large, per)) {
         for (var w = x + y * row; w < large * per; w += row * nwg.y) {
             tree_group(w / per, w % per);
         }

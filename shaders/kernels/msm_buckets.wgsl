@@ -300,25 +300,16 @@ struct ArgsParams {
     y_max: u32,
 }
 
-// Most invocations of one tree level's dispatch; each loops over what is beyond.
-const MAX_LEVEL_THREADS: u32 = 4194304u;
-
-// Whether a tree level's (bucket, group) pairs, `large` buckets of at most `per` groups, are
-// numbered in one index below 2^31 (else the level loops over buckets and groups apart).
-fn level_is_linear(large: u32, per: u32) -> bool {
-    return per != 0u && large <= 0x7fffffffu / per;
-}
-
 @group(0) @binding(9) var<storage, read_write> dispatch_args: array<u32>;
 @group(0) @binding(10) var<uniform> gp: ArgsParams;
 
 // Indirect dispatch sizes (x, y, 1): [0..3) one invocation per listed bucket; then per tree
 // level l (partials group^l apart), where some bucket has more than group^(l + 1) chunks (the
-// last pass would otherwise add more than `group` partials of it), a grid of the level's
-// groups: x over the groups of one bucket (ceil(ceil(most / group^l) / group)), y over the
-// buckets of more than `group` chunks, numbered as one index (bucket, then group) where it
-// fits (level_is_linear), at most MAX_LEVEL_THREADS invocations (the kernel loops over the
-// rest); else no workgroups. The levels that run are a prefix, and the last
+// last pass would otherwise add more than `group` partials of it), one invocation per
+// (bucket, group) pair of the buckets of more than `group` chunks (per = ceil(ceil(most /
+// group^l) / group) groups a bucket), numbered as one index where it fits
+// (msm_layout.wgsl's level_is_linear; else x over groups, y over buckets), at most
+// MAX_LEVEL_THREADS invocations (the kernel loops over the rest); else no workgroups. The levels that run are a prefix, and the last
 // pass finds their stride from the same maximum. Loops count to a uniform.
 @compute @workgroup_size(1)
 fn msm_combine_args() {

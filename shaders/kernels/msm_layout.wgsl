@@ -11,3 +11,12 @@ const COMBINE_LIST_HEADER: u32 = 3u;
 // Words of one entry of the chunk order: the bucket slot plus one (0: no chunk), the chunk's
 // index in its bucket, and its length.
 const CHUNK_ORDER_WORDS: u32 = 3u;
+
+// Most invocations of one tree level's dispatch; each loops over what is beyond.
+const MAX_LEVEL_THREADS: u32 = 4194304u;
+
+// Whether a tree level's (bucket, group) pairs, `large` buckets of at most `per` groups, are
+// numbered in one index below 2^31 (else the level loops over buckets and groups apart).
+fn level_is_linear(large: u32, per: u32) -> bool {
+    return per != 0u && large <= 0x7fffffffu / per;
+}
