@@ -4,7 +4,8 @@
 // doublings.
 
 struct EwParams {
-    // 0: a = a * b; 1: a = a - b; 2: a = a * c; 3: a = (a * b - d) * c.
+    // 0: a = a * b; 1: a = a - b; 2: a = a * c; 3: a = (a * b - d) * c; 4: a[i] = b[i >> h] *
+    // d[i mod 2^h], factors in our Montgomery form (a twist table from its two halves, ntt.rs).
     op: u32,
     len: u32,
     grid_x: u32,
@@ -14,7 +15,8 @@ struct EwParams {
     d_off: u32,
     // log2 of the elements per page of `ew_data` (see ntt.wgsl).
     page_log: u32,
-    _pad1: u32,
+    // Op 4: log2 of the length of the table at d.
+    h: u32,
     // The constant c in our Montgomery form, packed.
     c: array<vec4<u32>, 2>,
 }
@@ -74,7 +76,12 @@ fn ntt_elementwise(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let c = fe_unpack(array<u32, 8>(ew.c[0].x, ew.c[0].y, ew.c[0].z, ew.c[0].w, ew.c[1].x, ew.c[1].y, ew.c[1].z, ew.c[1].w));
-    var x = ew_load(ew.a_off + i);
+    var x: Fe;
+    if (ew.op == 4u) {
+        x = ew_load(ew.b_off + (i >> ew.h));
+    } else {
+        x = ew_load(ew.a_off + i);
+    }
     if (ew.op == 1u) {
         x = fe_sub(x, ew_load(ew.b_off + i));
     } else {
@@ -86,9 +93,12 @@ fn ntt_elementwise(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (ew.op == 3u) {
             rounds = 2u;
         }
+        if (ew.op == 4u) {
+            f = ew_load(ew.d_off + (i & ((1u << ew.h) - 1u)));
+        }
         for (var r = 0u; r < rounds; r++) {
             x = fe_mul(x, f);
-            if (r == 0u && ew.op != 2u) {
+            if (r == 0u && (ew.op == 0u || ew.op == 3u)) {
                 // Both factors were in arkworks' form x 2^(32 W): the product lacks
                 // 2^(32 W - 13 n) = 2^FE_PACK_SHIFT of it.
                 for (var d = 0u; d < FE_PACK_SHIFT; d++) {

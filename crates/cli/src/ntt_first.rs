@@ -30,7 +30,7 @@ pub(super) fn run_first_call<F: NttField>(
     runs: usize,
 ) -> Result<bool, Box<dyn std::error::Error>> {
     println!(
-        "| n | warm fft ms (median) | first fft ms | first / warm | prepare ms | first after prepare ms | / warm | check |"
+        "| n | warm fft ms (median) | first fft ms | first / warm | prepare ms (pipelines + tables + transforms) | first after prepare ms | / warm | check |"
     );
     println!("|---|---|---|---|---|---|---|---|");
     let mut ok = true;
@@ -53,16 +53,19 @@ pub(super) fn run_first_call<F: NttField>(
         ntt.context().save_pipeline_cache()?;
         let ntt = GpuNtt::<F>::new(&GpuContext::new_blocking(opts.clone())?);
         let t = Instant::now();
-        ntt.prepare(&d).block_on()?;
+        let parts = ntt.prepare(&d).block_on()?;
         let prepare = t.elapsed().as_secs_f64();
         let (prepared, good) = fft_once(&ntt, &d, &input, &want)?;
         ok &= good;
         println!(
-            "| 2^{log_n} | {:.3} | {:.3} | {:.2} | {:.3} | {:.3} | {:.2} | {} |",
+            "| 2^{log_n} | {:.3} | {:.3} | {:.2} | {:.3} ({:.1} + {:.1} + {:.1}) | {:.3} | {:.2} | {} |",
             warm * 1e3,
             first * 1e3,
             first / warm,
             prepare * 1e3,
+            parts.pipelines * 1e3,
+            parts.tables * 1e3,
+            parts.transforms * 1e3,
             prepared * 1e3,
             prepared / warm,
             if ok { "ok" } else { "MISMATCH" }

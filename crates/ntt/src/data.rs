@@ -321,6 +321,26 @@ impl<F: NttField> GpuNtt<F> {
         submission: wgpu::SubmissionIndex,
     ) -> Result<Vec<F>> {
         let mut out = zkgpu_limbs::filled_par(pending.len, F::zero());
+        self.finish_download_into(pending, submission, &mut out)
+            .await?;
+        Ok(out)
+    }
+
+    /// [`GpuNtt::finish_download`] into `out` (the vector's length): no new host memory, so
+    /// no page faults of a fresh allocation (a transform in place writes back into its input).
+    pub(crate) async fn finish_download_into(
+        &self,
+        pending: PendingDownload,
+        submission: wgpu::SubmissionIndex,
+        out: &mut [F],
+    ) -> Result<()> {
+        if out.len() != pending.len {
+            return Err(NttError::Shape(format!(
+                "downloading {} elements into {}",
+                pending.len,
+                out.len()
+            )));
+        }
         let mut at = 0usize;
         for piece in pending.pieces {
             let n = piece.len();
@@ -339,7 +359,7 @@ impl<F: NttField> GpuNtt<F> {
                 })?;
             at += n;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// A command encoder on this engine's device, for `record_*` and `submit`.

@@ -11,15 +11,16 @@ use crate::{
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use web_time::Instant;
 use zkgpu_runtime::wgpu;
-use zkgpu_runtime::{Checks, GpuContext, dispatch, grid};
+use zkgpu_runtime::{Checks, GpuContext, PipelineRequest, dispatch, grid};
 use zkgpu_shaders::Composed;
 use zkgpu_shaders::contract::{ntt, ntt_elementwise as ew};
 
 /// [`GpuNtt::kernels`]' butterfly passes.
 const PASS: usize = 0;
 /// [`GpuNtt::kernels`]' elementwise kernel.
-const ELEMENTWISE: usize = 1;
+pub(crate) const ELEMENTWISE: usize = 1;
 
 /// An elementwise operation on vectors of one [`DeviceVec`] (indices are vectors of the
 /// batch; the result replaces vector `a`).
@@ -86,6 +87,17 @@ impl Default for NttConfig {
             arith: None,
         }
     }
+}
+
+/// What [`GpuNtt::prepare`] spent on each step, in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Prepared {
+    /// Compiling the pipelines (or loading them from the persistent pipeline cache).
+    pub pipelines: f64,
+    /// Building both directions' twiddle tables and uploading them.
+    pub tables: f64,
+    /// One transform each way of the full size (allocating its device and staging memory).
+    pub transforms: f64,
 }
 
 /// The NTT engine of field `F` on one GPU context. Pipelines are built on first use and
@@ -197,7 +209,7 @@ impl<F: NttField> GpuNtt<F> {
     }
 
     /// The butterfly passes' pipeline and the elementwise kernel's: `(module, entry point)`.
-    fn kernels(&self) -> [(&Composed, &'static str); 2] {
+    pub(crate) fn kernels(&self) -> [(&Composed, &'static str); 2] {
         [
             (&self.pass_module, ntt::entry::NTT_PASS),
             (&self.ew_module, ew::entry::NTT_ELEMENTWISE),
@@ -205,7 +217,7 @@ impl<F: NttField> GpuNtt<F> {
     }
 
     /// Kernel `k` of [`GpuNtt::kernels`]' pipeline (compiled on first use).
-    async fn kernel(&self, k: usize) -> Result<Arc<zkgpu_runtime::Pipeline>> {
+    pub(crate) async fn kernel(&self, k: usize) -> Result<Arc<zkgpu_runtime::Pipeline>> {
         let (module, entry) = self.kernels()[k];
         Ok(self
             .ctx
@@ -213,18 +225,26 @@ impl<F: NttField> GpuNtt<F> {
             .await?)
     }
 
-    /// Compiles the pipelines now (otherwise the first transform does); returns the seconds
-    /// each took, `(entry, seconds)`.
+    /// Compiles the pipelines now (otherwise the first transform does), side by side on
+    /// native targets; returns the seconds each took, `(entry, seconds)`.
     pub async fn warm_up(&self) -> Result<Vec<(&'static str, f64)>> {
-        let mut secs = Vec::new();
-        for (k, (module, entry)) in self.kernels().into_iter().enumerate() {
-            self.kernel(k).await?;
-            let s = self
-                .ctx
-                .pipeline_seconds(&module.name, entry, Checks::Default);
-            secs.push((entry, s.unwrap_or(0.0)));
-        }
-        Ok(secs)
+        let requests = self.kernels().map(|(module, entry)| PipelineRequest {
+            module,
+            entry,
+            checks: Checks::Default,
+            constants: &[],
+        });
+        self.ctx.pipelines(&requests).await?;
+        Ok(self
+            .kernels()
+            .into_iter()
+            .map(|(module, entry)| {
+                let s = self
+                    .ctx
+                    .pipeline_seconds(&module.name, entry, Checks::Default);
+                (entry, s.unwrap_or(0.0))
+            })
+            .collect())
     }
 
     /// Prepares everything a transform over `domain` needs, both directions, so that the
@@ -233,15 +253,27 @@ impl<F: NttField> GpuNtt<F> {
     /// with their tables uploaded, and one transform each way of the full size on zeros, so
     /// that the device buffers and staging memory of that size exist and the driver has
     /// finished the pipelines' first dispatches. Costs about two warm transforms beyond the
-    /// pipelines and tables. A coset domain prepares its coset's transforms.
-    pub async fn prepare(&self, domain: &Radix2EvaluationDomain<F>) -> Result<()> {
+    /// pipelines and tables; returns what each step took ([`Prepared`]). A coset domain
+    /// prepares its coset's transforms.
+    pub async fn prepare(&self, domain: &Radix2EvaluationDomain<F>) -> Result<Prepared> {
+        let t = Instant::now();
         self.warm_up().await?;
+        let pipelines = t.elapsed().as_secs_f64();
+        let t = Instant::now();
         for dir in [Direction::Forward, Direction::Inverse] {
-            self.plan(domain, dir)?;
+            self.plan(domain, dir).await?;
         }
+        self.ctx.wait()?;
+        let tables = t.elapsed().as_secs_f64();
+        let t = Instant::now();
         let mut v = vec![F::zero(); domain.size()];
         self.fft(domain, &mut v).await?;
-        self.ifft(domain, &mut v).await
+        self.ifft(domain, &mut v).await?;
+        Ok(Prepared {
+            pipelines,
+            tables,
+            transforms: t.elapsed().as_secs_f64(),
+        })
     }
 
     /// Keeps the GPU busy for `duration` so that the transforms after it start at the GPU's
@@ -250,7 +282,9 @@ impl<F: NttField> GpuNtt<F> {
         Ok(self.ctx.warm_clock(duration).await?)
     }
 
-    pub(crate) fn plan(
+    /// The plan of `domain` in direction `dir`, built on first use (a new plan's table of
+    /// all twists on the GPU: both pipelines are compiled then, side by side).
+    pub(crate) async fn plan(
         &self,
         domain: &Radix2EvaluationDomain<F>,
         dir: Direction,
@@ -276,16 +310,20 @@ impl<F: NttField> GpuNtt<F> {
         {
             return Ok(p.clone());
         }
-        // On wasm32 wgpu's types are neither Send nor Sync (the browser's WebGPU is
-        // single-threaded), so neither is the Arc there; natively it is both.
-        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
-        let plan = Arc::new(Plan::new(
+        let (mut plan, twists) = Plan::new(
             &self.ctx,
             domain,
             dir,
             self.config.max_pass_bits,
             self.config.max_twist_log,
-        )?);
+        )?;
+        if let Some(source) = twists {
+            plan.twists = Some(self.build_twists(&plan.tables, source).await?);
+        }
+        // On wasm32 wgpu's types are neither Send nor Sync (the browser's WebGPU is
+        // single-threaded), so neither is the Arc there; natively it is both.
+        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
+        let plan = Arc::new(plan);
         self.plans
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -339,7 +377,7 @@ impl<F: NttField> GpuNtt<F> {
         if batch == 0 || n == 1 {
             return Ok(());
         }
-        let plan = self.plan(domain, dir)?;
+        let plan = self.plan(domain, dir).await?;
         let pipeline = self.kernel(PASS).await?;
         let per_transform = (n as u64).div_ceil(TILE) as u32;
         let total = u32::try_from(u64::from(per_transform) * batch as u64).map_err(|_| {
@@ -502,7 +540,8 @@ impl<F: NttField> GpuNtt<F> {
 
     /// `domain.fft_in_place(values)` on the GPU: the same resizing (to the domain's size,
     /// zero-padding a shorter input and, as arkworks does, dropping the elements of a longer
-    /// one) and the same result.
+    /// one) and the same result. The result is written into `values`' memory (after an
+    /// error its elements are unspecified).
     pub async fn fft(&self, domain: &Radix2EvaluationDomain<F>, values: &mut Vec<F>) -> Result<()> {
         self.host_transform(domain, values, Direction::Forward)
             .await
@@ -525,9 +564,26 @@ impl<F: NttField> GpuNtt<F> {
         dir: Direction,
     ) -> Result<()> {
         values.resize(domain.size(), F::zero());
+        let start = Instant::now();
         let mut dv = self.upload(values)?;
-        self.transform(&mut dv, domain, dir).await?;
-        *values = self.download(&dv, 0).await?;
+        let uploaded = start.elapsed().as_secs_f64();
+        // The transform and the download's copies in one submission; the result is unpacked
+        // into `values` (already the domain's size).
+        let mut enc = self.encoder();
+        self.record_transform(&mut enc, &mut dv, domain, dir, None)
+            .await?;
+        let pending = self.record_download(&mut enc, &dv, 0)?;
+        let recorded = start.elapsed().as_secs_f64();
+        let (_, submission) = self.submit_indexed(enc)?;
+        self.finish_download_into(pending, submission, values)
+            .await?;
+        tracing::debug!(
+            log_n = domain.log_size_of_group,
+            upload_ms = uploaded * 1e3,
+            record_ms = (recorded - uploaded) * 1e3,
+            run_and_download_ms = (start.elapsed().as_secs_f64() - recorded) * 1e3,
+            "transform from host"
+        );
         Ok(())
     }
 }

@@ -18,6 +18,7 @@ mod data;
 mod engine;
 mod params;
 mod plan;
+mod twists;
 
 use ark_ff::{FftField, PrimeField};
 use zkgpu_limbs::PackedWords;
@@ -26,7 +27,7 @@ use zkgpu_shaders::FieldModule;
 
 pub use budget::buffer_plan;
 pub use data::{DeviceVec, NttEncoder, PendingDownload};
-pub use engine::{Elementwise, GpuNtt, NttConfig};
+pub use engine::{Elementwise, GpuNtt, NttConfig, Prepared};
 
 /// Errors of the NTT engine.
 #[derive(Debug, thiserror::Error)]

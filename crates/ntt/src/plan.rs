@@ -68,38 +68,21 @@ impl PlanKey {
 pub(crate) struct Plan {
     pub(crate) passes: Vec<PassParams>,
     pub(crate) tables: wgpu::Buffer,
-    /// `base^e * scale` for every `e < N`, read by the passes with `out_mode` 3.
+    /// `base^e * scale` for every `e < N`, read by the passes with `out_mode` 3: built on the
+    /// GPU from two of `tables` ([`TwistSource`]; `GpuNtt::build_twists`).
     pub(crate) twists: Option<wgpu::Buffer>,
 }
 
-/// `base^e * scale` for `e < n`, in the kernels' form, packed; computed by the host's threads
-/// in contiguous runs (each starting from its own power).
-fn full_table<F: NttField>(base: F, scale: F, n: usize) -> Vec<u32> {
-    let words = F::PACKED_WORDS;
-    let mut out = vec![0u32; n * words];
-    let fill = |start: usize, dst: &mut [u32]| {
-        let mut x = base.pow([start as u64]) * scale;
-        for w in dst.chunks_exact_mut(words) {
-            kernel_form(x).write_packed(w);
-            x *= base;
-        }
-    };
-    let threads = if cfg!(target_arch = "wasm32") {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |t| t.get())
-    };
-    let per = n.div_ceil(threads).max(1 << 12);
-    if per >= n {
-        fill(0, &mut out);
-    } else {
-        std::thread::scope(|sc| {
-            for (i, dst) in out.chunks_mut(per * words).enumerate() {
-                sc.spawn(move || fill(i * per, dst));
-            }
-        });
-    }
-    out
+/// Where a plan's table of all `2^log_n` twists comes from: entry `e` is the product of
+/// `tables[hi + (e >> h)]` and `tables[lo + (e mod 2^h)]` (both in the kernels' form), one
+/// multiplication an entry on the GPU instead of `2^log_n` on the host and their upload
+/// (at 2^24, 0.6 s of host time and 512 MiB over PCIe per direction on the H100's host).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TwistSource {
+    pub(crate) log_n: u32,
+    pub(crate) h: u32,
+    pub(crate) hi: u32,
+    pub(crate) lo: u32,
 }
 
 /// Splits `l` bits into `ceil(l / max)` passes as evenly as possible, larger passes first.
@@ -242,7 +225,8 @@ pub(crate) fn plan_bytes(
 pub(crate) struct HostPlan {
     pub(crate) passes: Vec<PassParams>,
     pub(crate) tables: Vec<u32>,
-    pub(crate) twists: Option<Vec<u32>>,
+    /// The table of all twists, where the plan has one.
+    pub(crate) twists: Option<TwistSource>,
 }
 
 impl HostPlan {
@@ -281,13 +265,11 @@ impl HostPlan {
         // its first pass's twists by 1/N, the table holds the scaled ones and later passes
         // use the two tables.
         let planned = plan_bytes(l, dir, !plain, max_bits, max_twist_log, max_binding);
-        let twists = (planned.twists > 0).then(|| {
-            let scale = if scaled_twist.is_some() {
-                scale
-            } else {
-                F::one()
-            };
-            full_table(omega, scale, n as usize)
+        let twists = (planned.twists > 0).then(|| TwistSource {
+            log_n: l,
+            h,
+            hi: scaled_twist.unwrap_or(tw_hi),
+            lo: tw_lo,
         });
         let offsets = Offsets {
             kmax,
@@ -308,24 +290,23 @@ impl HostPlan {
 }
 
 impl Plan {
+    /// The plan with its tables uploaded, and where its table of all twists comes from (the
+    /// caller builds it on the GPU and sets `twists`).
     pub(crate) fn new<F: NttField>(
         ctx: &GpuContext,
         d: &Radix2EvaluationDomain<F>,
         dir: Direction,
         max_bits: u32,
         max_twist_log: u32,
-    ) -> Result<Self> {
+    ) -> Result<(Self, Option<TwistSource>)> {
         let host = HostPlan::new(d, dir, max_bits, max_twist_log, ctx.max_binding_bytes());
         let tables = ctx.storage_buffer("ntt twiddles", &host.tables)?;
-        let twists = match host.twists {
-            Some(words) => Some(ctx.storage_buffer("ntt twists", &words)?),
-            None => None,
-        };
-        Ok(Self {
+        let plan = Self {
             passes: host.passes,
             tables,
-            twists,
-        })
+            twists: None,
+        };
+        Ok((plan, host.twists))
     }
 }
 
@@ -371,7 +352,10 @@ mod tests {
                     ] {
                         let host = HostPlan::new(&d, dir, bits, twist_log, binding);
                         let want = plan_bytes(l, dir, is_coset, bits, twist_log, binding);
-                        let twists = host.twists.as_ref().map_or(0, |t| t.len() as u64 * 4);
+                        let twists = host.twists.map_or(0, |t| {
+                            assert_eq!(t.log_n, l);
+                            (1u64 << l) * ELEMENT_BYTES
+                        });
                         assert_eq!(
                             (host.tables.len() as u64 * 4, twists),
                             (want.tables, want.twists),
