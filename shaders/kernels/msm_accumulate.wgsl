@@ -108,9 +108,12 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let ci = chunk_order[CHUNK_ORDER_WORDS * j + 1u];
     let pos = chunk_offsets[slot] + ci;
     vm_consts = ap.consts;
-    let first = offsets[slot] + ci * ap.chunk;
-    // At most ap.chunk (msm_chunk_order writes the full chunks' ap.chunk and the last's rest).
-    let size = min(ap.chunk, chunk_order[CHUNK_ORDER_WORDS * j + 2u]);
+    // The chunk's entries and its bucket's chunk length (msm_layout.wgsl's chunk_word), both
+    // at most ap.chunk.
+    let word = chunk_order[CHUNK_ORDER_WORDS * j + 2u];
+    let len = min(ap.chunk, word >> 16u);
+    let size = min(len, word & 0xffffu);
+    let first = offsets[slot] + ci * len;
     // Step 0 sets the identity; step k > 0 adds entry k - 1. One vm_run call site: each call
     // site inlines the interpreter and its multiplication (compile time). With
     // PREFETCH_POINT (a per-group constant, crates/shaders/src/group.rs) each step's point is

@@ -219,10 +219,12 @@ fn chunk_key(size: u32) -> u32 {
     return (bp.chunk - size) / bp.key_div;
 }
 
-// A bucket's full chunks and the size of its last, partial chunk (0 if none).
-fn chunk_split(slot: u32) -> vec2<u32> {
+// A bucket's full chunks, the size of its last, partial chunk (0 if none), and its chunk
+// length: `large_chunk` for a bucket of more than `large_at` entries, else `chunk`.
+fn chunk_split(slot: u32) -> vec3<u32> {
     let size = atomicLoad(&counts[slot]);
-    return vec2<u32>(size / bp.chunk, size % bp.chunk);
+    let len = select(bp.chunk, bp.large_chunk, size > bp.large_at);
+    return vec3<u32>(size / len, size % len, len);
 }
 
 var<workgroup> wg_listed: atomic<u32>;
@@ -254,7 +256,7 @@ fn msm_chunk_counts(
         chunks = full + select(0u, 1u, rest != 0u);
         offsets[slot] = chunks;
         if (full != 0u) {
-            atomicAdd(&chunk_bins[chunk_key(bp.chunk)], full);
+            atomicAdd(&chunk_bins[chunk_key(split.z)], full);
         }
         if (rest != 0u) {
             atomicAdd(&chunk_bins[chunk_key(rest)], 1u);
@@ -345,9 +347,9 @@ fn msm_combine_args() {
 
 // Binding 2 holds the bucket sizes, binding 3 the histogram's exclusive prefix sums (the
 // first position of each bin), binding 6 zeroed bin cursors, binding 4 the output: chunk
-// positions as (slot + 1, chunk index, entries) triples, so that the accumulation needs no
-// binding of the bucket sizes; unused positions stay (0, 0, 0). A bucket's full chunks come
-// first, in one block of the largest bin.
+// positions as (slot + 1, chunk index, entries + (the bucket's chunk length << 16)) triples
+// (chunk_word), so that the accumulation needs no binding of the bucket sizes; unused
+// positions stay (0, 0, 0). A bucket's full chunks come first, in one block of their bin.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_chunk_order(@builtin(global_invocation_id) gid: vec3<u32>) {
     let slot = gid.x + gid.y * bp.row_stride;
@@ -357,13 +359,14 @@ fn msm_chunk_order(@builtin(global_invocation_id) gid: vec3<u32>) {
     let split = chunk_split(slot);
     let full = split.x;
     let rest = split.y;
+    let len = split.z;
     if (full != 0u) {
-        let key = chunk_key(bp.chunk);
+        let key = chunk_key(len);
         let first = offsets[key] + atomicAdd(&chunk_bins[key], full);
         for (var q = 0u; q < full; q++) {
             entries[CHUNK_ORDER_WORDS * (first + q)] = slot + 1u;
             entries[CHUNK_ORDER_WORDS * (first + q) + 1u] = q;
-            entries[CHUNK_ORDER_WORDS * (first + q) + 2u] = bp.chunk;
+            entries[CHUNK_ORDER_WORDS * (first + q) + 2u] = chunk_word(len, len);
         }
     }
     if (rest != 0u) {
@@ -371,6 +374,6 @@ fn msm_chunk_order(@builtin(global_invocation_id) gid: vec3<u32>) {
         let at = offsets[key] + atomicAdd(&chunk_bins[key], 1u);
         entries[CHUNK_ORDER_WORDS * at] = slot + 1u;
         entries[CHUNK_ORDER_WORDS * at + 1u] = full;
-        entries[CHUNK_ORDER_WORDS * at + 2u] = rest;
+        entries[CHUNK_ORDER_WORDS * at + 2u] = chunk_word(rest, len);
     }
 }

@@ -43,8 +43,11 @@ struct BucketParams {
     // Chunk sums one invocation adds per level of a large bucket's tree (msm_chunk_counts
     // lists the buckets of more chunks apart).
     chunk_group: u32,
-    _pad3: u32,
-    _pad4: u32,
+    // Entries per chunk of a large bucket, one of more than `large_at` entries (far above a
+    // window's mean bucket: repeated scalars): a shorter serial chain where the parallelism
+    // is in the bucket's chunks. At most `chunk`.
+    large_chunk: u32,
+    large_at: u32,
     // The scalar field's modulus r, 8 little-endian words (msm_digits).
     modulus: array<vec4<u32>, 2>,
 }

@@ -9,8 +9,14 @@ const DISPATCH_WORDS: u32 = 3u;
 // chunk tree's). Those come first in the slots, the others from the last slot backwards.
 const COMBINE_LIST_HEADER: u32 = 3u;
 // Words of one entry of the chunk order: the bucket slot plus one (0: no chunk), the chunk's
-// index in its bucket, and its length.
+// index in its bucket, and chunk_word (its entries and its bucket's chunk length).
 const CHUNK_ORDER_WORDS: u32 = 3u;
+
+// A chunk order entry's third word: the chunk's entries and its bucket's chunk length (the
+// host keeps chunk lengths below 2^16).
+fn chunk_word(entries: u32, len: u32) -> u32 {
+    return entries | (len << 16u);
+}
 
 // Most invocations of one tree level's dispatch; each loops over what is beyond.
 const MAX_LEVEL_THREADS: u32 = 4194304u;

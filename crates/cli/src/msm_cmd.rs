@@ -63,6 +63,10 @@ pub struct MsmArgs {
     /// within 16..=48, at most 192].
     #[arg(long)]
     chunk: Option<u32>,
+    /// Entries per chunk of a bucket of more than chunk x chunk-group entries [default:
+    /// chunk / (2 x the group's extension degree), at least 16].
+    #[arg(long)]
+    large_chunk: Option<u32>,
     /// Segment sums per invocation and level of the reduction's tree [default: 4].
     #[arg(long)]
     tree_group: Option<u32>,
@@ -136,6 +140,7 @@ fn config_of(args: &MsmArgs) -> MsmConfig {
         window_bits: args.window_bits,
         reduce_segments: args.reduce_segments,
         chunk: args.chunk,
+        large_chunk: args.large_chunk,
         scalar_bits: args.scalar_bits,
         tree_group: args.tree_group,
         chunk_group: args.chunk_group,

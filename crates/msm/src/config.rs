@@ -19,6 +19,11 @@ pub struct MsmConfig {
     /// Most entries one invocation adds during bucket accumulation; larger buckets are split
     /// into chunks summed in parallel (default: from `n`, see [`default_chunk`]).
     pub chunk: Option<u32>,
+    /// Entries per chunk of a large bucket, one of more than `chunk x chunk_group` entries
+    /// and eight times a window's mean bucket (repeated scalars: constant columns, 0/1
+    /// witnesses), 1..=`chunk` (default:
+    /// [`default_large_chunk`]). Shorter chains there put more invocations on the bucket.
+    pub large_chunk: Option<u32>,
     /// Every scalar is below `2^scalar_bits` (default: the scalar field's bit size). Fewer
     /// bits mean fewer windows: small-scalar MSMs, and the half-width scalars of a GLV
     /// decomposition. Checked on the host as the scalars are converted: a wider scalar gives
@@ -79,6 +84,21 @@ pub fn default_chunk(n: usize, c: u32, entries: u64) -> u32 {
         .unwrap_or(u32::MAX)
         .clamp(floor, MAX_DEFAULT_CHUNK)
 }
+
+/// The default [`MsmConfig::large_chunk`] for accumulation chunks of `chunk` entries in a
+/// group of extension degree `degree`: `chunk / (2 degree)`, at least 16 (and at most
+/// `chunk`). A bucket holding most of a window's points is then summed by 2-4 times as many
+/// invocations as by chunks of the mean bucket size's four times; the tree over its chunk
+/// sums grows by as much. Measured on the H100 (f64, 2^20 points, plain bases, all scalars
+/// equal; docs/log/2026-11-28-first-calls.md): BLS12-381 G2 GPU total 63.3 ms with chunks of
+/// 128, 57.7 with 64, 54.9 with 32 (uniform: 52.8); G1 14.03 / 13.96 / 14.65 (uniform 13.2).
+pub fn default_large_chunk(chunk: u32, degree: usize) -> u32 {
+    (chunk / (2 * degree.max(1) as u32)).max(16).min(chunk)
+}
+
+/// The longest accumulation chunk [`MsmConfig::chunk`] accepts: the chunk order keeps a
+/// chunk's entries and its bucket's chunk length in 16 bits each.
+pub const MAX_CHUNK: u32 = 0xffff;
 
 /// The longest default accumulation chunk. One invocation runs one VM program per entry
 /// (128 instructions for a BLS12-377 G2 `madd`, counted by `Program::run_cpu`, plus about 50

@@ -47,10 +47,10 @@ use zkgpu_runtime::GpuError;
 pub use bases::{Fold, MAX_FOLDS, PreparedBases};
 pub use budget::buffer_plan;
 pub use config::{
-    DEFAULT_CHUNK_GROUP, DEFAULT_TREE_GROUP, MAX_DEFAULT_CHUNK, MAX_FOLDED_DEFAULT_WINDOW,
-    MAX_WINDOW_BITS, MsmConfig, SCRATCH_POOL, WIDE_UNFOLDED_MIN, default_chunk,
-    default_folded_window_bits, default_reduce_segments, default_unfolded_window_bits,
-    default_window_bits,
+    DEFAULT_CHUNK_GROUP, DEFAULT_TREE_GROUP, MAX_CHUNK, MAX_DEFAULT_CHUNK,
+    MAX_FOLDED_DEFAULT_WINDOW, MAX_WINDOW_BITS, MsmConfig, SCRATCH_POOL, WIDE_UNFOLDED_MIN,
+    default_chunk, default_folded_window_bits, default_large_chunk, default_reduce_segments,
+    default_unfolded_window_bits, default_window_bits,
 };
 pub use digits::{signed_digits, window_count};
 pub use engine::GpuMsm;

@@ -79,6 +79,8 @@ pub(crate) fn bucket_params<F: PrimeField>(
         folds: 1,
         load: 1,
         chunk_group: shape.chunk_group,
+        large_chunk: shape.large_chunk,
+        large_at: shape.large_at,
         modulus: modulus_words::<F>(),
         ..BucketParams::default()
     }

@@ -49,7 +49,12 @@ pub(crate) struct Shape {
     pub(crate) slots: u32,
     pub(crate) segments: u32,
     pub(crate) chunk: u32,
-    /// Chunks per window at most: `sum_b ceil(s_b / L) <= n / L + (non-empty buckets)`.
+    /// Entries per chunk of a bucket of more than `large_at` entries.
+    pub(crate) large_chunk: u32,
+    /// The entries above which a bucket is large ([`large_bucket_entries`]).
+    pub(crate) large_at: u32,
+    /// Chunks per window at most: `sum_b ceil(s_b / L) <= n / L + (non-empty buckets)`, `L`
+    /// the shorter chunk length.
     pub(crate) cap: u32,
     pub(crate) chunk_slots: u32,
     /// Bound on the scalars' bit length (the field's unless configured).
@@ -77,25 +82,51 @@ impl Shape {
         config: MsmConfig,
         max_binding: u64,
     ) -> Result<Self> {
+        // Large buckets' shorter default chunks are the first to go where buffers would not
+        // fit a binding (WebGPU's 128 MiB): every chunk then has the one length, and the
+        // window and part lengths are what they were without them.
+        let one_length = |s: Shape| {
+            if config.large_chunk.is_some() || s.large_chunk == s.chunk {
+                return Ok(s);
+            }
+            let one = MsmConfig {
+                window_bits: Some(s.c),
+                chunk: Some(s.chunk),
+                large_chunk: Some(s.chunk),
+                ..config
+            };
+            Self::with_window::<C>(n, sets, fold, one)
+        };
         let mut shape = Self::with_window::<C>(n, sets, fold, config)?;
         if config.window_bits.is_none() && fold.is_none() {
+            if shape.window_buffers::<C>() > max_binding {
+                shape = one_length(shape)?;
+            }
             while shape.window_buffers::<C>() > max_binding && shape.c > 2 {
                 let narrower = MsmConfig {
                     window_bits: Some(shape.c - 1),
                     ..config
                 };
                 shape = Self::with_window::<C>(n, sets, fold, narrower)?;
+                if shape.window_buffers::<C>() > max_binding {
+                    shape = one_length(shape)?;
+                }
             }
         }
         // Chunk sums: one per chunk, and a smaller part can get shorter default chunks (more
         // of them) than the part length was planned with: longer chunks where they would not
         // fit one binding.
+        let partials = |s: &Shape| s.buffer_bytes::<C>().partials;
+        if partials(&shape) > max_binding {
+            shape = one_length(shape)?;
+        }
         if config.chunk.is_none() {
-            let partials = |s: &Shape| s.buffer_bytes::<C>().partials;
             while partials(&shape) > max_binding && shape.chunk < MAX_DEFAULT_CHUNK {
+                let chunk = (shape.chunk * 2).min(MAX_DEFAULT_CHUNK);
                 let longer = MsmConfig {
                     window_bits: Some(shape.c),
-                    chunk: Some((shape.chunk * 2).min(MAX_DEFAULT_CHUNK)),
+                    chunk: Some(chunk),
+                    large_chunk: config.large_chunk.map(|l| l.min(chunk)).or(Some(chunk)),
                     ..config
                 };
                 shape = Self::with_window::<C>(n, sets, fold, longer)?;
@@ -220,10 +251,22 @@ impl Shape {
         let chunk = config
             .chunk
             .unwrap_or_else(|| default_chunk(n as usize, c, entries));
-        if chunk == 0 {
-            return Err(MsmError::Config("chunk must be at least 1".into()));
+        if !(1..=MAX_CHUNK).contains(&chunk) {
+            return Err(MsmError::Config(format!(
+                "chunk {chunk} must be within 1..={MAX_CHUNK}"
+            )));
         }
-        let cap = window_entries.div_ceil(chunk) + buckets;
+        let large_chunk = config
+            .large_chunk
+            .unwrap_or_else(|| default_large_chunk(chunk, C::DEGREE));
+        if !(1..=chunk).contains(&large_chunk) {
+            return Err(MsmError::Config(format!(
+                "large_chunk {large_chunk} must be within 1..=chunk ({chunk})"
+            )));
+        }
+        // Every chunk has at least `large_chunk` entries but a bucket's last.
+        let cap = window_entries.div_ceil(large_chunk) + buckets;
+        let large_at = large_bucket_entries(chunk, chunk_group, window_entries, per_window);
         let chunk_slots = u32::try_from(u64::from(windows) * u64::from(cap))
             .map_err(|_| MsmError::Config(format!("{windows} x {cap} chunks exceed 2^32")))?;
         let slots = windows.checked_mul(buckets).ok_or_else(|| {
@@ -244,6 +287,8 @@ impl Shape {
             slots,
             segments,
             chunk,
+            large_chunk,
+            large_at,
             cap,
             chunk_slots,
             scalar_bits: bits,
@@ -394,4 +439,20 @@ pub(crate) fn default_rank_cap(shape: &Shape) -> u32 {
     } else {
         0
     }
+}
+
+/// The entries above which a bucket is large (cut into [`MsmConfig::large_chunk`] chunks):
+/// more than `chunk_group` chunks of `chunk`, and eight times a window's mean bucket. Uniform
+/// scalars' buckets stay below (folded windows' buckets hold levels x the points' mean,
+/// above `chunk x chunk_group`); repeated scalars' reach it.
+pub(crate) fn large_bucket_entries(
+    chunk: u32,
+    chunk_group: u32,
+    window_entries: u32,
+    per_window: u32,
+) -> u32 {
+    let mean = window_entries.div_ceil(per_window.max(1));
+    chunk
+        .saturating_mul(chunk_group)
+        .max(mean.saturating_mul(8))
 }

@@ -248,14 +248,19 @@ where
     // One bucket holding 300 points in chunks of 1 or 3: two or one tree levels over its
     // chunk sums before the last combine (16 per level), beside buckets of one chunk; with
     // groups of 2 and 5, nine and four levels, and the segment sums' tree in groups of 2, 5.
+    // A large bucket's shorter chunks (more than chunk x group entries; default: half or a
+    // quarter of the chunk, at least 16): chunks of 3 or 5 there, 7 or 12 elsewhere.
     let many = random_bases::<C>(300, &mut rng);
     let x = C::Scalar::rand(&mut rng);
-    for (chunk, group) in [
-        (1u32, Some(16)),
-        (3, Some(16)),
-        (1, Some(2)),
-        (3, Some(5)),
-        (3, None),
+    for (chunk, group, large) in [
+        (1u32, Some(16), None),
+        (3, Some(16), None),
+        (1, Some(2), None),
+        (3, Some(5), None),
+        (3, None, None),
+        (7, Some(2), Some(3)),
+        (12, None, Some(5)),
+        (40, Some(2), None),
     ] {
         let scalars: Vec<C::Scalar> = (0..300)
             .map(|i| {
@@ -270,6 +275,7 @@ where
             .run(
                 MsmRequest::new(&msm.prepare(&many).unwrap(), &scalars).config(MsmConfig {
                     chunk: Some(chunk),
+                    large_chunk: large,
                     tree_group: group,
                     chunk_group: group,
                     reduce_segments: Some(128),
@@ -282,7 +288,7 @@ where
         assert_eq!(
             got,
             ark_msm::<C>(&many, &scalars),
-            "{} chunk {chunk}, groups {group:?}",
+            "{} chunk {chunk}, groups {group:?}, large chunks {large:?}",
             C::ID
         );
     }
@@ -298,6 +304,19 @@ where
         },
         MsmConfig {
             chunk: Some(0),
+            ..MsmConfig::default()
+        },
+        MsmConfig {
+            chunk: Some(zkgpu_msm::MAX_CHUNK + 1),
+            ..MsmConfig::default()
+        },
+        MsmConfig {
+            chunk: Some(4),
+            large_chunk: Some(5),
+            ..MsmConfig::default()
+        },
+        MsmConfig {
+            large_chunk: Some(0),
             ..MsmConfig::default()
         },
         MsmConfig {
