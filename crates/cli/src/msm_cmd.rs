@@ -63,8 +63,8 @@ pub struct MsmArgs {
     /// within 16..=48, at most 192].
     #[arg(long)]
     chunk: Option<u32>,
-    /// Entries per chunk of a bucket of more than chunk x chunk-group entries [default:
-    /// chunk / (2 x the group's extension degree), at least 16].
+    /// Entries per chunk of a large bucket (more than chunk x chunk-group entries and eight
+    /// mean buckets) [default: chunk / (2 x the group's extension degree), at least 16].
     #[arg(long)]
     large_chunk: Option<u32>,
     /// Segment sums per invocation and level of the reduction's tree [default: 4].

@@ -352,3 +352,36 @@ fn digit_words_keep_ranks_where_buckets_are_crowded() {
     let small = shape(16);
     assert_eq!(default_rank_cap(&small), 0, "{small:?}");
 }
+
+/// Large buckets: the threshold is the larger of `chunk x chunk_group` and eight mean buckets
+/// (a folded window's mean bucket is above the former), the default length a half (G1) or a
+/// quarter (G2) of the chunk, at least 16; where the shorter chunks' sums would not fit a
+/// binding, every chunk has the one length, and the window is what it was without them.
+#[test]
+fn large_buckets_get_shorter_chunks_where_they_fit() {
+    use crate::shape::large_bucket_entries;
+    type G2 = zkgpu_curves::Bls12_381G2;
+    assert_eq!(large_bucket_entries(128, 4, 1 << 20, 1 << 15), 512);
+    assert_eq!(large_bucket_entries(32, 4, 19 << 16, 1 << 13), 8 * 152);
+    assert_eq!(default_large_chunk(128, 1), 64);
+    assert_eq!(default_large_chunk(128, 2), 32);
+    assert_eq!(default_large_chunk(24, 1), 16);
+    assert_eq!(default_large_chunk(12, 2), 12);
+    let big = Shape::new::<G2>(1 << 20, (1, 1 << 20), None, MsmConfig::default(), 1 << 34).unwrap();
+    assert_eq!(
+        (big.chunk, big.large_chunk, big.large_at),
+        (128, 32, 512),
+        "{big:?}"
+    );
+    let len = part_len::<G2>(128 << 20, 1);
+    let small =
+        Shape::new::<G2>(len, (1, len as u32), None, MsmConfig::default(), 128 << 20).unwrap();
+    let one = MsmConfig {
+        chunk: Some(small.chunk),
+        large_chunk: Some(small.chunk),
+        ..MsmConfig::default()
+    };
+    let without = Shape::new::<G2>(len, (1, len as u32), None, one, 128 << 20).unwrap();
+    assert_eq!(small.large_chunk, small.chunk, "{small:?}");
+    assert_eq!((small.c, small.cap), (without.c, without.cap), "{small:?}");
+}

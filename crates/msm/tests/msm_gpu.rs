@@ -248,8 +248,9 @@ where
     // One bucket holding 300 points in chunks of 1 or 3: two or one tree levels over its
     // chunk sums before the last combine (16 per level), beside buckets of one chunk; with
     // groups of 2 and 5, nine and four levels, and the segment sums' tree in groups of 2, 5.
-    // A large bucket's shorter chunks (more than chunk x group entries; default: half or a
-    // quarter of the chunk, at least 16): chunks of 3 or 5 there, 7 or 12 elsewhere.
+    // A large bucket's shorter chunks (more than chunk x group entries and eight mean buckets:
+    // the 257-point bucket here; default: half or a quarter of the chunk, at least 16):
+    // chunks of 3 or 5 there, 7 or 12 elsewhere.
     let many = random_bases::<C>(300, &mut rng);
     let x = C::Scalar::rand(&mut rng);
     for (chunk, group, large) in [
