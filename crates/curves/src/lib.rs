@@ -7,6 +7,7 @@
 //! maps an arkworks group to its shader module, its program and its register encoding, so
 //! engines are generic over the groups. No wgpu here.
 
+mod bases;
 pub mod coords;
 pub mod curve;
 pub mod formulas;
@@ -14,13 +15,14 @@ mod registry;
 mod te_map;
 pub mod vm;
 
+pub use bases::distinct_bases;
 pub use coords::{TeExtended, Xyzz};
 pub use curve::{
     Bls12_377G1, Bls12_377G2, Bls12_381G1, Bls12_381G2, Bn254G1, Bn254G2, Coord, EdOnBls12_377,
     GpuCurve, decode_projective, decode_projective_packed, encode_affine, encode_affine_packed,
     encode_projective, program_words,
 };
-pub use registry::Group;
+pub use registry::{Group, OnGpu};
 pub use te_map::{TeMap, te_add};
 pub use vm::{Program, RunStats, VmError};
 /// The registry's list of groups (`zkgpu_shaders::for_each_group!`): each variant of [`Group`] names

@@ -35,8 +35,11 @@ pub enum Expr {
     NegMask(Box<Expr>, u32),
     /// `select(if_false, if_true, cond != 0)`
     Select {
+        /// The condition (nonzero: true).
         cond: Box<Expr>,
+        /// The value when the condition holds.
         if_true: Box<Expr>,
+        /// The value otherwise.
         if_false: Box<Expr>,
     },
 }

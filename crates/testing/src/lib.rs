@@ -9,11 +9,10 @@
 
 use std::sync::OnceLock;
 
-use ark_ec::{CurveGroup, PrimeGroup};
+use ark_ec::PrimeGroup;
 use ark_ff::PrimeField;
 use ark_std::UniformRand;
 use ark_std::rand::Rng;
-use rayon::prelude::*;
 use zkgpu_curves::GpuCurve;
 use zkgpu_runtime::{Arith, ArithChoice, ContextOptions, DeviceChoice, DeviceSet, GpuContext};
 
@@ -133,25 +132,7 @@ pub fn field_edges<F: PrimeField>() -> Vec<F> {
     ]
 }
 
-/// `n` distinct points of `C`, cheaply: runs of 4,096 consecutive multiples of the generator
-/// from random starting points, normalized in one batch (uniform random points would cost a
-/// scalar multiplication each, minutes at 2^24).
-pub fn distinct_bases<C: GpuCurve>(n: usize, rng: &mut impl Rng) -> Vec<C::Affine> {
-    let run = 1 << 12;
-    let starts: Vec<C::Projective> = (0..n.div_ceil(run))
-        .map(|_| C::Projective::rand(rng))
-        .collect();
-    let g = C::Projective::generator();
-    let points: Vec<C::Projective> = starts
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(k, s)| {
-            let len = run.min(n - k * run);
-            std::iter::successors(Some(*s), move |p| Some(*p + g)).take(len)
-        })
-        .collect();
-    C::Projective::normalize_batch(&points)
-}
+pub use zkgpu_curves::distinct_bases;
 
 /// A generator seeded from a group's name and what a test checks, the seed printed (so that a
 /// failure names the seed that reproduces it): the same inputs on every run, different ones

@@ -84,10 +84,11 @@ pairings! {
 }
 
 impl Pairing {
-    /// The pairing named `name` ([`Pairing::name`]; snarkjs' `bn128` is BN254), or an error
-    /// listing the names.
+    /// The pairing named `name` ([`Pairing::name`], case and `_` for `-` aside; snarkjs' `bn128`
+    /// is BN254), or an error listing the names.
     pub fn from_name(name: &str) -> Result<Pairing, String> {
-        let name = if name == "bn128" { "bn254" } else { name };
+        let name = name.to_lowercase().replace('_', "-");
+        let name = if name == "bn128" { "bn254" } else { &name };
         Pairing::ALL
             .iter()
             .copied()

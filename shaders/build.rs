@@ -7,6 +7,8 @@
 
 #![allow(clippy::print_stdout)]
 
+#[path = "build/capabilities.rs"]
+mod capabilities;
 #[path = "src/compose.rs"]
 #[allow(dead_code)]
 mod compose;
@@ -27,8 +29,8 @@ mod files {
     use std::collections::HashMap;
     use std::sync::Mutex;
 
-    /// The root of the WGSL files.
-    pub const ROOT: &str = "../../shaders";
+    /// The root of the WGSL files: this crate's own folder (`shaders/` of the workspace).
+    pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
     /// The text of `shaders/{path}`, if it is a file.
     pub fn text(path: &str) -> Option<&'static str> {
@@ -47,11 +49,13 @@ mod files {
     }
 }
 
-use naga::valid::{Capabilities, ValidationFlags, Validator};
+use capabilities::capabilities;
+use naga::valid::{ValidationFlags, Validator};
 use zkgpu_limbs::Arith;
 
 fn main() {
-    println!("cargo:rerun-if-changed=../../shaders");
+    println!("cargo:rerun-if-changed=generated");
+    println!("cargo:rerun-if-changed=kernels");
     println!("cargo:rerun-if-changed=src/compose.rs");
     println!("cargo:rerun-if-changed=src/group.rs");
     println!("cargo:rerun-if-changed=src/pairing.rs");
@@ -116,18 +120,6 @@ fn files_table() -> String {
     }
     s.push_str("        _ => return None,\n    })\n}\n");
     s
-}
-
-/// The naga capabilities a module of `arith` is validated with: exactly what it needs.
-fn capabilities(arith: Arith) -> Capabilities {
-    let mut caps = Capabilities::empty();
-    if arith.needs_int64() {
-        caps |= Capabilities::SHADER_INT64;
-    }
-    if arith.needs_f64() {
-        caps |= Capabilities::FLOAT64;
-    }
-    caps
 }
 
 fn validate(m: &compose::Composed) -> Result<naga::Module, String> {

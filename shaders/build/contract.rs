@@ -63,13 +63,13 @@ impl Contract {
                     "error: module `{name}`: `{var_name}` is not in group 0"
                 ));
             }
-            if let Some(old) = kernel.bindings.insert(var_name.clone(), binding.binding) {
-                if old != binding.binding {
-                    return Err(format!(
-                        "error: module `{name}`: `{var_name}` bound at {old} and {}",
-                        binding.binding
-                    ));
-                }
+            if let Some(old) = kernel.bindings.insert(var_name.clone(), binding.binding)
+                && old != binding.binding
+            {
+                return Err(format!(
+                    "error: module `{name}`: `{var_name}` bound at {old} and {}",
+                    binding.binding
+                ));
             }
             if var.space == AddressSpace::Uniform {
                 let ty = &module.types[var.ty];

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `cargo package` of every library crate (CI runs it): each crate's files are inside its
+# folder, its manifest is publishable, and each packaged crate builds on its own against the
+# others' packages (cargo's verification). The verification builds with the workspace's
+# build settings (naga optimized in build scripts, no debug info), or the shaders' build
+# script, unoptimized, takes minutes.
+#   scripts/package.sh [--no-verify]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/common.sh
+zk_need_rust
+crates=(zkgpu-limbs zkgpu-shaders zkgpu-curves zkgpu-runtime zkgpu-kernels zkgpu-msm zkgpu-ntt
+  zkgpu-groth16 zkgpu-circom zkgpu-circuits zkgpu-cli)
+args=()
+for c in "${crates[@]}"; do args+=(-p "$c"); done
+cargo package "${args[@]}" "$@" \
+  --config 'profile.dev.build-override.opt-level=2' \
+  --config 'profile.dev.debug=false' \
+  --config 'profile.dev.package."*".opt-level=2'
+echo "packaged: ${crates[*]}"
