@@ -17,7 +17,6 @@ use zkgpu_benches::env_list;
 use zkgpu_curves::GpuCurve;
 use zkgpu_msm::GpuMsm;
 use zkgpu_msm::{MsmOutput, MsmRequest};
-use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::GpuContext;
 use zkgpu_testing::distinct_bases;
 
@@ -47,7 +46,6 @@ where
             let want = C::Projective::msm(&bases, &scalars).unwrap();
             let got = msm
                 .run(MsmRequest::new(&prepared, &scalars))
-                .block_on()
                 .and_then(MsmOutput::sum)
                 .unwrap();
             assert_eq!(got, want, "{name} 2^{log_n} {dist}: GPU result differs");
@@ -56,7 +54,6 @@ where
                 |b| {
                     b.iter(|| {
                         msm.run(MsmRequest::new(&prepared, &scalars))
-                            .block_on()
                             .and_then(MsmOutput::sum)
                             .unwrap()
                     });

@@ -81,7 +81,7 @@ fn time_pair<C: GpuCurve>(
 ) -> Result<[Timed<C>; 2], Box<dyn std::error::Error>> {
     let run = |bases: &PreparedBases<C>| -> Result<(f64, C::Projective), zkgpu_msm::MsmError> {
         let start = Instant::now();
-        let sum = msm.run(MsmRequest::new(bases, s)).block_on()?.sum()?;
+        let sum = msm.run(MsmRequest::new(bases, s))?.sum()?;
         Ok((start.elapsed().as_secs_f64(), sum))
     };
     let layouts = [plain, auto];

@@ -39,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Fixed r and s so that the CPU proof can be compared; a real prover draws them at random.
     let mut rng = StdRng::seed_from_u64(1);
     let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
-    let out = zkgpu_circom::prove(&prover, &prepared, values.clone(), r, s)?;
+    let out = zkgpu_circom::prove_with_randomness(&prover, &prepared, values.clone(), r, s)?;
     let cpu = zkgpu_circom::reference_proof(&key, &values, r, s)?;
     let verified = zkgpu_circom::verify(&key.proving_key.vk, &out.proof, &out.public_signals)?;
     eprintln!(

@@ -159,10 +159,10 @@ pub fn read_verifying_key_json(text: &str) -> Result<VerifyingKey<Bn254>, Circom
         .enumerate()
         .map(|(i, p)| d.g1(p, &format!("IC[{i}]")))
         .collect::<Result<Vec<_>, _>>()?;
-    if let Some(n) = v.get("nPublic").and_then(Value::as_u64) {
-        if n as usize + 1 != gamma_abc_g1.len() {
-            return Err(d.error(format!("nPublic is {n} but IC has {} points", ic.len())));
-        }
+    if let Some(n) = v.get("nPublic").and_then(Value::as_u64)
+        && n as usize + 1 != gamma_abc_g1.len()
+    {
+        return Err(d.error(format!("nPublic is {n} but IC has {} points", ic.len())));
     }
     Ok(VerifyingKey {
         alpha_g1: d.g1(d.get(v, "vk_alpha_1")?, "vk_alpha_1")?,

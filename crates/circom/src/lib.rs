@@ -13,6 +13,28 @@
 //!   writes it as a `.zkey` that snarkjs proves with too.
 //! - [`proof_json`] and [`public_json`] write snarkjs' `proof.json` and `public.json`;
 //!   [`read_verifying_key_json`] reads `verification_key.json` for [`verify`].
+//!
+//! # Example
+//!
+//! ```no_run
+//! use ark_bn254::Bn254;
+//! use zkgpu_groth16::GpuProver;
+//! use zkgpu_runtime::GpuContext;
+//!
+//! let ctx = GpuContext::from_env_blocking()?;
+//! let prover = GpuProver::<Bn254>::new(&ctx)?;
+//! let key = zkgpu_circom::read_zkey(&std::fs::read("circuit.zkey")?)?;
+//! let prepared = key.prepare(&prover)?; // once per key
+//! let values = zkgpu_circom::read_wtns(&std::fs::read("witness.wtns")?)?;
+//! // r and s must be secret: a generator seeded from the operating system.
+//! let mut seed = [0u8; 32];
+//! getrandom::fill(&mut seed).map_err(|e| e.to_string())?;
+//! let mut rng = <ark_std::rand::rngs::StdRng as ark_std::rand::SeedableRng>::from_seed(seed);
+//! let out = zkgpu_circom::prove(&prover, &prepared, values, &mut rng)?;
+//! std::fs::write("proof.json", zkgpu_circom::proof_json(&out.proof))?;
+//! std::fs::write("public.json", zkgpu_circom::public_json(&out.public_signals))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod binfile;
 mod error;
@@ -29,9 +51,11 @@ pub use error::CircomError;
 pub use json::{
     proof_json, public_json, read_proof_json, read_public_json, read_verifying_key_json,
 };
-pub use prove::{CircomProof, check_witness, prove_async, reference_proof, verify};
+pub use prove::{
+    CircomProof, check_witness, prove_async, prove_with_randomness_async, reference_proof, verify,
+};
 #[cfg(not(target_arch = "wasm32"))]
-pub use prove::{prepare_cached, prove, zkey_hash};
+pub use prove::{prepare_cached, prove, prove_with_randomness, zkey_hash};
 pub use r1cs::{CircomR1cs, read_r1cs, setup};
 pub use reduction::CircomReduction;
 pub use wtns::{read_wtns, write_wtns};

@@ -5,6 +5,7 @@
 use ark_bn254::{Bn254, Fr};
 use ark_ff::One;
 use ark_groth16::{Groth16, PreparedVerifyingKey, Proof, VerifyingKey};
+use ark_std::rand::{CryptoRng, RngCore};
 use zkgpu_groth16::{
     GpuProver, PreparedProvingKey, ProofTimings, ProveError, ProveRequest, Witness,
 };
@@ -127,25 +128,35 @@ where
     })
 }
 
-/// The proof of the witness `values` against `key` for the given `r` and `s`, on the GPU,
-/// each step awaited in turn (the way in a browser). A witness that does not satisfy the
-/// circuit gives [`CircomError::NotSatisfied`].
-pub async fn prove_async(
+/// The proof of the witness `values` against `key` on the GPU, its randomness `r` and `s`
+/// drawn from `rng` as ark-groth16 draws them; the witness map and the MSMs on two host
+/// threads. A witness that does not satisfy the circuit gives [`CircomError::NotSatisfied`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn prove<R: RngCore + CryptoRng>(
     prover: &GpuProver<Bn254>,
     key: &PreparedProvingKey<Bn254>,
     values: Vec<Fr>,
-    r: Fr,
-    s: Fr,
+    rng: &mut R,
 ) -> Result<CircomProof, CircomError> {
-    prove_with(key, values, |w| {
-        prover.run(ProveRequest::witness(key, w, (r, s)))
-    })
-    .await
+    let (r, s) = ProveRequest::<Bn254>::draw(rng);
+    prove_with_randomness(prover, key, values, r, s)
 }
 
-/// [`prove_async`] natively: the witness map and the MSMs on two host threads.
+/// [`prove`] as a future, each step awaited in turn on this thread (the way in a browser).
+pub async fn prove_async<R: RngCore + CryptoRng>(
+    prover: &GpuProver<Bn254>,
+    key: &PreparedProvingKey<Bn254>,
+    values: Vec<Fr>,
+    rng: &mut R,
+) -> Result<CircomProof, CircomError> {
+    let (r, s) = ProveRequest::<Bn254>::draw(rng);
+    prove_with_randomness_async(prover, key, values, r, s).await
+}
+
+/// [`prove`] for the given `r` and `s` (reproducible proofs, and tests against the CPU
+/// prover with the same randomness).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn prove(
+pub fn prove_with_randomness(
     prover: &GpuProver<Bn254>,
     key: &PreparedProvingKey<Bn254>,
     values: Vec<Fr>,
@@ -155,9 +166,23 @@ pub fn prove(
     use zkgpu_runtime::BlockOn;
     // The future is ready at once: the proof is made on this call's threads.
     prove_with(key, values, |w| {
-        std::future::ready(prover.run_blocking(ProveRequest::witness(key, w, (r, s))))
+        std::future::ready(prover.run(ProveRequest::witness(key, w, (r, s))))
     })
     .block_on()
+}
+
+/// [`prove_with_randomness`] as a future, each step awaited in turn on this thread.
+pub async fn prove_with_randomness_async(
+    prover: &GpuProver<Bn254>,
+    key: &PreparedProvingKey<Bn254>,
+    values: Vec<Fr>,
+    r: Fr,
+    s: Fr,
+) -> Result<CircomProof, CircomError> {
+    prove_with(key, values, |w| {
+        prover.run_async(ProveRequest::witness(key, w, (r, s)))
+    })
+    .await
 }
 
 /// The same proof on the CPU: ark-groth16 with circom's reduction over the key's matrices

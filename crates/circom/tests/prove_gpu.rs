@@ -14,8 +14,9 @@ use ark_poly::GeneralEvaluationDomain;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::{CIRCUITS, fixture, text};
 use zkgpu_circom::{
-    CircomError, CircomReduction, prove, prove_async, read_verifying_key_json, read_wtns,
-    read_zkey, reference_proof, verify,
+    CircomError, CircomReduction, prove, prove_async, prove_with_randomness,
+    prove_with_randomness_async, read_verifying_key_json, read_wtns, read_zkey, reference_proof,
+    verify,
 };
 use zkgpu_groth16::{
     CacheOutcome, GpuProver, ProveError, Qap, WitnessMapTimings, witness_map_rows_timed,
@@ -72,9 +73,9 @@ fn gpu_proofs_equal_the_cpu_provers_and_verify() {
         for (k, (r, s)) in rs.into_iter().enumerate() {
             // The native path (two host threads) and the browser's (one, awaited in turn).
             let gpu = if k == 1 {
-                prove_async(&prover, &prepared, w.clone(), r, s).block_on()
+                prove_with_randomness_async(&prover, &prepared, w.clone(), r, s).block_on()
             } else {
-                prove(&prover, &prepared, w.clone(), r, s)
+                prove_with_randomness(&prover, &prepared, w.clone(), r, s)
             }
             .unwrap();
             let cpu = reference_proof(&key, &w, r, s).unwrap();
@@ -83,6 +84,23 @@ fn gpu_proofs_equal_the_cpu_provers_and_verify() {
             assert!(
                 verify(&vk, &gpu.proof, &gpu.public_signals).unwrap(),
                 "{name}"
+            );
+        }
+        // With an rng: r and s drawn as ark-groth16 draws them (r, then s).
+        for (k, seed) in [(0, 7u64), (1, 8)] {
+            let mut draw = StdRng::seed_from_u64(seed);
+            let (r, s) = (Fr::rand(&mut draw), Fr::rand(&mut draw));
+            let mut rng = StdRng::seed_from_u64(seed);
+            let gpu = if k == 0 {
+                prove(&prover, &prepared, w.clone(), &mut rng)
+            } else {
+                prove_async(&prover, &prepared, w.clone(), &mut rng).block_on()
+            }
+            .unwrap();
+            assert_eq!(
+                gpu.proof,
+                reference_proof(&key, &w, r, s).unwrap(),
+                "{name}, rng {seed}"
             );
         }
     }
@@ -97,28 +115,28 @@ fn witnesses_of_other_circuits_or_unsatisfying_are_refused() {
     let (r, s) = (Fr::from(3u64), Fr::from(5u64));
     // The other circuit's witness.
     let other = read_wtns(&fixture("multiplier.wtns")).unwrap();
-    let e = prove(&prover, &prepared, other, r, s).unwrap_err();
+    let e = prove_with_randomness(&prover, &prepared, other, r, s).unwrap_err();
     assert!(matches!(e, CircomError::WitnessMismatch(_)), "{e}");
     // A constant signal that is not one.
     let mut bad = w.clone();
     bad[0] = Fr::from(2u64);
-    let e = prove(&prover, &prepared, bad, r, s).unwrap_err();
+    let e = prove_with_randomness(&prover, &prepared, bad, r, s).unwrap_err();
     assert!(matches!(e, CircomError::WitnessMismatch(_)), "{e}");
     // A private signal changed (the first hash's input, the last signal, one in the middle):
     // the proof fails its own check and none is returned.
     for at in [key.num_public + 2, w.len() - 1, w.len() / 2] {
         let mut bad = w.clone();
         bad[at] += Fr::one();
-        let e = prove(&prover, &prepared, bad, r, s).unwrap_err();
+        let e = prove_with_randomness(&prover, &prepared, bad, r, s).unwrap_err();
         assert!(matches!(e, CircomError::NotSatisfied), "{at}: {e}");
     }
     // A public signal changed alone: also refused.
     let mut bad = w.clone();
     bad[1] += Fr::one();
-    let e = prove(&prover, &prepared, bad, r, s).unwrap_err();
+    let e = prove_with_randomness(&prover, &prepared, bad, r, s).unwrap_err();
     assert!(matches!(e, CircomError::NotSatisfied), "{e}");
     // The key still proves the right witness after all of that.
-    let ok = prove(&prover, &prepared, w.clone(), r, s).unwrap();
+    let ok = prove_with_randomness(&prover, &prepared, w.clone(), r, s).unwrap();
     assert_eq!(ok.proof, reference_proof(&key, &w, r, s).unwrap());
 }
 
@@ -146,7 +164,7 @@ fn prepared_circom_keys_round_trip_through_the_key_cache() {
     let key = read_zkey(&zkey).unwrap();
     let w = read_wtns(&fixture("merkle.wtns")).unwrap();
     let (r, s) = (Fr::from(11u64), Fr::from(13u64));
-    let out = prove(&prover, &loaded, w.clone(), r, s).unwrap();
+    let out = prove_with_randomness(&prover, &loaded, w.clone(), r, s).unwrap();
     assert_eq!(out.proof, reference_proof(&key, &w, r, s).unwrap());
     // Another key's bytes go to another file; a damaged .zkey is its reader's error.
     let other = fixture("multiplier.zkey");
@@ -166,7 +184,7 @@ fn keys_made_from_the_r1cs_prove_on_the_gpu() {
     let prepared = key.prepare(&prover).unwrap();
     let w = read_wtns(&fixture("merkle.wtns")).unwrap();
     let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
-    let gpu = prove(&prover, &prepared, w.clone(), r, s).unwrap();
+    let gpu = prove_with_randomness(&prover, &prepared, w.clone(), r, s).unwrap();
     assert_eq!(gpu.proof, reference_proof(&key, &w, r, s).unwrap());
     assert!(verify(&key.proving_key.vk, &gpu.proof, &gpu.public_signals).unwrap());
 }

@@ -56,6 +56,13 @@ pub struct CircomArgs {
     /// Read and prepare the key even when cached, and write no cache.
     #[arg(long)]
     no_cache: bool,
+    /// Print nothing on success (as rapidsnark): errors only, on stderr.
+    #[arg(long, conflicts_with = "json")]
+    quiet: bool,
+    /// Print one JSON object on stdout (the files written, the checks, every step's and the
+    /// timed proofs' seconds) and nothing else.
+    #[arg(long)]
+    json: bool,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, BoxError> {
@@ -148,6 +155,7 @@ fn prepare(
 }
 
 pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
+    crate::prove_report::set_quiet(args.quiet || args.json);
     let Inputs {
         zkey,
         values,
@@ -168,33 +176,36 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     let step = Step::new("preparing the key: bases and matrices to the GPU (pipelines beside)");
     let (prepared, note) = prepare(args, &prover, &zkey, dir.as_deref())?;
     let t_prepare = step.done(&note);
-    println!(
-        "zkgpu prove-circom: {} constraints, {} signals, {} public (bn254, circom's reduction, \
+    let loud = !(args.quiet || args.json);
+    if loud {
+        println!(
+            "zkgpu prove-circom: {} constraints, {} signals, {} public (bn254, circom's reduction, \
          domain 2^{}); GPU: {} ({:?}); CPU: {} threads",
-        prepared.matrices().map_or(0, |m| m.num_constraints()),
-        prepared.num_instance_variables() + prepared.num_witness_variables(),
-        prepared.num_instance_variables() - 1,
-        prepared.domain_size().trailing_zeros(),
-        ctx.info().name,
-        ctx.info().backend,
-        rayon::current_num_threads()
-    );
+            prepared.matrices().map_or(0, |m| m.num_constraints()),
+            prepared.num_instance_variables() + prepared.num_witness_variables(),
+            prepared.num_instance_variables() - 1,
+            prepared.domain_size().trailing_zeros(),
+            ctx.info().name,
+            ctx.info().backend,
+            rayon::current_num_threads()
+        );
+    }
     let mut rng = randomness(args.seed)?;
     let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
     let step = Step::new("first proof");
-    let first = zkgpu_circom::prove(&prover, &prepared, values.clone(), r, s)?;
+    let first = zkgpu_circom::prove_with_randomness(&prover, &prepared, values.clone(), r, s)?;
     let t_first = step.done("");
     if let Ok(Some(p)) = ctx.save_pipeline_cache() {
         tracing::info!("pipeline cache written to {}", p.display());
     }
-    if let Some(vk) = &vk {
-        if !zkgpu_circom::verify(vk, &first.proof, &first.public_signals)? {
-            return Err(format!(
-                "the proof does not verify against {}: is it this key's verification key?",
-                args.verify.as_deref().unwrap_or(Path::new("")).display()
-            )
-            .into());
-        }
+    if let Some(vk) = &vk
+        && !zkgpu_circom::verify(vk, &first.proof, &first.public_signals)?
+    {
+        return Err(format!(
+            "the proof does not verify against {}: is it this key's verification key?",
+            args.verify.as_deref().unwrap_or(Path::new("")).display()
+        )
+        .into());
     }
     let cpu = if args.compare {
         Some(compare(&parse_zkey(args, &zkey)?, &values, (r, s), &first)?)
@@ -210,9 +221,11 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     let mut runs = Vec::new();
     for _ in 0..args.runs {
         let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
-        runs.push(zkgpu_circom::prove(&prover, &prepared, values.clone(), r, s)?.timings);
+        runs.push(
+            zkgpu_circom::prove_with_randomness(&prover, &prepared, values.clone(), r, s)?.timings,
+        );
     }
-    print_steps(&[
+    let steps = [
         ("read the .zkey's bytes", t_zkey),
         ("read the .wtns", t_wtns),
         ("GPU context", t_ctx),
@@ -222,9 +235,49 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
         ),
         ("first proof", t_first),
         ("**process start to proof.json written**", to_written),
-    ]);
-    report(args, &mut runs, cpu, vk.is_some());
+    ];
+    if args.json {
+        println!("{}", json_report(args, &steps, &runs, cpu, vk.is_some()));
+    } else if loud {
+        print_steps(&steps);
+        report(args, &mut runs, cpu, vk.is_some());
+    }
     Ok(())
+}
+
+/// `--json`'s object: the files, the checks, the steps' seconds (keys from their names),
+/// and each timed proof's seconds.
+fn json_report(
+    args: &CircomArgs,
+    steps: &[(&str, f64)],
+    runs: &[zkgpu_groth16::ProofTimings],
+    cpu: Option<f64>,
+    verified: bool,
+) -> String {
+    let text = |p: &Path| format!("{:?}", p.display().to_string());
+    let key = |name: &str| {
+        name.chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == ' ')
+            .collect::<String>()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join("_")
+            .to_lowercase()
+    };
+    let steps: Vec<String> = steps
+        .iter()
+        .map(|(name, s)| format!("{:?}: {s}", key(name)))
+        .collect();
+    let proofs: Vec<String> = runs.iter().map(|t| t.total.to_string()).collect();
+    format!(
+        "{{\"proof\": {}, \"public\": {}, \"verified\": {verified}, \"cpu_compared\": {}, \"cpu_seconds\": {}, \"steps_seconds\": {{{}}}, \"timed_proofs_seconds\": [{}]}}",
+        text(&args.proof),
+        text(&args.public),
+        cpu.is_some(),
+        cpu.map_or("null".to_owned(), |c| c.to_string()),
+        steps.join(", "),
+        proofs.join(", ")
+    )
 }
 
 /// The timed proofs' medians and the closing check line.

@@ -2,9 +2,9 @@
 //! with a per-stage breakdown. Exits non-zero when the results differ.
 
 use std::time::Instant;
+use zkgpu_curves::distinct_bases;
 use zkgpu_msm::{MsmOutput, MsmRequest};
 use zkgpu_runtime::BlockOn;
-use zkgpu_testing::distinct_bases;
 
 use ark_ec::VariableBaseMSM;
 use ark_ff::{PrimeField, UniformRand};
@@ -21,9 +21,17 @@ mod plan;
 
 pub(crate) type BoxError = Box<dyn std::error::Error>;
 
-/// A group by its name (`zkgpu_curves::Group::name`), for clap.
+/// A group by its name (`zkgpu_curves::Group::name`), for clap; a curve's name alone (as
+/// `prove --curve` and `ntt --curve` take it, snarkjs' `bn128` too) means its G1.
 pub fn parse_group(name: &str) -> Result<Group, String> {
-    Group::from_name(name)
+    let name = name.to_lowercase().replace('_', "-");
+    let name = name
+        .strip_prefix("bn128")
+        .map_or(name.clone(), |rest| format!("bn254{rest}"));
+    match zkgpu_groth16::Pairing::from_name(&name) {
+        Ok(p) => Ok(p.g1()),
+        Err(_) => Group::from_name(&name),
+    }
 }
 
 /// Scalar distributions.
@@ -262,23 +270,17 @@ pub(crate) fn timed_runs<C: GpuCurve>(
     let config = config_of(args);
     let request = || MsmRequest::new(prepared, scalars).config(config);
     eprintln!("warm-up (builds the pipelines) ...");
-    let (gpu_result, _) = msm
-        .run(request().timed())
-        .block_on()
-        .and_then(MsmOutput::sum_timed)?;
+    let (gpu_result, _) = msm.run(request().timed()).and_then(MsmOutput::sum_timed)?;
     let t = Instant::now();
     while t.elapsed().as_millis() < u128::from(args.clock_warmup_ms) {
-        msm.run(request()).block_on().and_then(MsmOutput::sum)?;
+        msm.run(request()).and_then(MsmOutput::sum)?;
     }
     let mut runs: Vec<(f64, MsmTimings)> = Vec::new();
     for _ in 0..args.runs.max(1) {
         let t = Instant::now();
-        let r = msm.run(request()).block_on().and_then(MsmOutput::sum)?;
+        let r = msm.run(request()).and_then(MsmOutput::sum)?;
         let wall = t.elapsed().as_secs_f64();
-        let (r2, timings) = msm
-            .run(request().timed())
-            .block_on()
-            .and_then(MsmOutput::sum_timed)?;
+        let (r2, timings) = msm.run(request().timed()).and_then(MsmOutput::sum_timed)?;
         runs.push((wall, timings));
         if r != gpu_result || r2 != gpu_result {
             return Err("GPU results differ between runs".into());
@@ -414,12 +416,10 @@ fn timed_sets<C: GpuCurve>(
     eprintln!("warm-up (builds the pipelines) ...");
     let (gpu_result, _) = msm
         .run(MsmRequest::new(together, scalars).config(config).timed())
-        .block_on()
         .map(MsmOutput::sums_timed)?;
     let t = Instant::now();
     while t.elapsed().as_millis() < u128::from(args.clock_warmup_ms) {
         msm.run(MsmRequest::new(together, words.all()).config(config))
-            .block_on()
             .map(MsmOutput::into_sums)?;
     }
     let mut runs: Vec<(f64, f64, MsmTimings)> = Vec::new();
@@ -427,7 +427,6 @@ fn timed_sets<C: GpuCurve>(
         let t = Instant::now();
         let r = msm
             .run(MsmRequest::new(together, words.all()).config(config))
-            .block_on()
             .map(MsmOutput::into_sums)?;
         let wall = t.elapsed().as_secs_f64();
         let t = Instant::now();
@@ -435,14 +434,12 @@ fn timed_sets<C: GpuCurve>(
         for p in separate {
             one_by_one.push(
                 msm.run(MsmRequest::new(p, words.all()).config(config))
-                    .block_on()
                     .and_then(MsmOutput::sum)?,
             );
         }
         let wall_separate = t.elapsed().as_secs_f64();
         let (_, timings) = msm
             .run(MsmRequest::new(together, scalars).config(config).timed())
-            .block_on()
             .map(MsmOutput::sums_timed)?;
         runs.push((wall, wall_separate, timings));
         if r != gpu_result || one_by_one != gpu_result {
@@ -550,5 +547,32 @@ pub fn run(args: &MsmArgs) -> Result<(), BoxError> {
         Ok(())
     } else {
         Err("the GPU result differs from arkworks".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curves_are_spelled_as_prove_and_ntt_spell_them() {
+        let cases = [
+            ("bls12-381-g1", Group::Bls12_381G1),
+            ("BLS12_381_G2", Group::Bls12_381G2),
+            ("bls12-377", Group::Bls12_377G1),
+            ("bn254", Group::Bn254G1),
+            ("bn128", Group::Bn254G1),
+            ("bn128-g2", Group::Bn254G2),
+            ("ed-on-bls12-377", Group::EdOnBls12_377),
+        ];
+        for (name, want) in cases {
+            assert_eq!(parse_group(name), Ok(want), "{name}");
+        }
+        let e = parse_group("bn254-g3").unwrap_err();
+        assert!(e.contains("one of"), "{e}");
+        assert_eq!(
+            zkgpu_groth16::Pairing::from_name("BN128"),
+            zkgpu_groth16::Pairing::from_name("bn254")
+        );
     }
 }

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 use ark_ec::VariableBaseMSM;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_curves::GpuCurve;
+use zkgpu_curves::distinct_bases;
 use zkgpu_msm::{Fold, GpuMsm, MultiMsm, MultiOutput};
 use zkgpu_runtime::DeviceSet;
-use zkgpu_testing::distinct_bases;
 
 use super::{BoxError, MsmArgs, arkworks, config_of, prepare_folded, row_ms, scalars_of};
 use super::{timed_runs, verdict};

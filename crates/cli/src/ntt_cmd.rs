@@ -17,8 +17,9 @@ mod first;
 /// Arguments of `zkgpu ntt`.
 #[derive(Args, Debug)]
 pub struct NttArgs {
-    /// The scalar field, by its pairing: bls12-381, bls12-377 or bn254.
-    #[arg(long, default_value = "bls12-381", value_parser = zkgpu_groth16::Pairing::from_name)]
+    /// The scalar field, by its curve: bls12-381, bls12-377 or bn254 (snarkjs' bn128);
+    /// `--curve` as `prove` spells it.
+    #[arg(long, alias = "curve", default_value = "bls12-381", value_parser = zkgpu_groth16::Pairing::from_name)]
     field: zkgpu_groth16::Pairing,
     /// log2 of the transform size; repeat for several sizes.
     #[arg(long, default_values_t = [16u32])]
@@ -173,8 +174,8 @@ fn measure<F: NttField>(
         let mut v = input.to_vec();
         let t = Instant::now();
         match dir {
-            Direction::Forward => ntt.fft(d, &mut v).block_on()?,
-            Direction::Inverse => ntt.ifft(d, &mut v).block_on()?,
+            Direction::Forward => ntt.fft(d, &mut v)?,
+            Direction::Inverse => ntt.ifft(d, &mut v)?,
         }
         if run > 0 {
             vec.push(t.elapsed().as_secs_f64());

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use zkgpu_ntt::{GpuNtt, NttField};
-use zkgpu_runtime::{BlockOn, ContextOptions, GpuContext};
+use zkgpu_runtime::{ContextOptions, GpuContext};
 
 use super::random_input;
 
@@ -19,7 +19,7 @@ fn fft_once<F: NttField>(
 ) -> Result<(f64, bool), Box<dyn std::error::Error>> {
     let mut v = input.to_vec();
     let t = Instant::now();
-    ntt.fft(d, &mut v).block_on()?;
+    ntt.fft(d, &mut v)?;
     Ok((t.elapsed().as_secs_f64(), v == want))
 }
 
@@ -53,7 +53,7 @@ pub(super) fn run_first_call<F: NttField>(
         ntt.context().save_pipeline_cache()?;
         let ntt = GpuNtt::<F>::new(&GpuContext::new_blocking(opts.clone())?);
         let t = Instant::now();
-        let parts = ntt.prepare(&d).block_on()?;
+        let parts = ntt.prepare(&d)?;
         let prepare = t.elapsed().as_secs_f64();
         let (prepared, good) = fft_once(&ntt, &d, &input, &want)?;
         ok &= good;

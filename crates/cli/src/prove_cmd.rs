@@ -278,13 +278,13 @@ fn first_proof<E: GpuPairing<ScalarField: Absorb>>(
     let (proof, t) = match first.0 {
         First::Witness(w, secs_w) if prepared.matrices().is_some() => {
             report.cost("(first witness, synthesized beside the key)", secs_w);
-            prover.run_blocking(ProveRequest::witness(prepared, w, (r, s)))?
+            prover.run(ProveRequest::witness(prepared, w, (r, s)))?
         }
         First::Witness(..) => {
             let (c, _, _) = fresh::<E>(shape, 100);
-            prover.run_blocking(ProveRequest::circuit(prepared, c, (r, s)))?
+            prover.run(ProveRequest::circuit(prepared, c, (r, s)))?
         }
-        First::Circuit(c) => prover.run_blocking(ProveRequest::circuit(prepared, c, (r, s)))?,
+        First::Circuit(c) => prover.run(ProveRequest::circuit(prepared, c, (r, s)))?,
     };
     report.cost(
         "first proof",
@@ -318,10 +318,10 @@ fn timed_proofs<E: GpuPairing<ScalarField: Absorb>>(
         );
         let (proof, t) = if args.single_thread {
             prover
-                .run(ProveRequest::circuit(prepared, c.clone(), (r, s)))
+                .run_async(ProveRequest::circuit(prepared, c.clone(), (r, s)))
                 .block_on()?
         } else {
-            prover.run_blocking(ProveRequest::circuit(prepared, c.clone(), (r, s)))?
+            prover.run(ProveRequest::circuit(prepared, c.clone(), (r, s)))?
         };
         step.done(&format!(
             "(synthesis {}, GPU part {})",

@@ -8,6 +8,18 @@ use zkgpu_groth16::ProofTimings;
 use zkgpu_runtime::PipelineTiming;
 
 /// A spinner with elapsed time on a terminal; plain start and end lines otherwise.
+/// Whether steps print nothing (`--quiet`, `--json`).
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes every later [`Step`] silent (or not).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 pub struct Step {
     bar: ProgressBar,
     start: Instant,
@@ -17,8 +29,13 @@ pub struct Step {
 impl Step {
     pub fn new(what: impl Into<String>) -> Self {
         let what = what.into();
-        let bar = ProgressBar::new_spinner();
-        if bar.is_hidden() {
+        let bar = if quiet() {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new_spinner()
+        };
+        if quiet() {
+        } else if bar.is_hidden() {
             eprintln!("{what} ...");
         } else {
             bar.set_style(
@@ -39,7 +56,9 @@ impl Step {
     pub fn done(self, note: &str) -> f64 {
         let s = self.start.elapsed().as_secs_f64();
         self.bar.finish_and_clear();
-        eprintln!("{}: {} {note}", self.what, secs(s));
+        if !quiet() {
+            eprintln!("{}: {} {note}", self.what, secs(s));
+        }
         s
     }
 }

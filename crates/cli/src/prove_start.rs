@@ -197,10 +197,10 @@ fn slow_start<E: GpuPairing<ScalarField: Absorb>>(
                 &mut StdRng::seed_from_u64(1),
             )?;
             report.cost("setup", step.done(""));
-            if let Some(f) = files {
-                if let Err(e) = f.store(&pk, &key_hash(&pk)) {
-                    eprintln!("caching the proving key in {} failed: {e}", f.key.display());
-                }
+            if let Some(f) = files
+                && let Err(e) = f.store(&pk, &key_hash(&pk))
+            {
+                eprintln!("caching the proving key in {} failed: {e}", f.key.display());
             }
             pk
         }

@@ -113,7 +113,7 @@ impl<E: GpuPairing> GpuProver<E> {
         let t = Instant::now();
         let h_acc = self
             .g1
-            .run(MsmRequest::new(&pk.h, &h).config(MsmConfig::default()))
+            .run_async(MsmRequest::new(&pk.h, &h).config(MsmConfig::default()))
             .await
             .and_then(MsmOutput::sum)?;
         Ok((h_acc, wm, parts, t.elapsed().as_secs_f64()))
@@ -137,14 +137,14 @@ impl<E: GpuPairing> GpuProver<E> {
         let assignment = PreparedScalars::new(&full[1..]);
         let b2 = self
             .g2
-            .run(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
+            .run_async(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
             .await
             .and_then(MsmOutput::sum)?;
         let tb2 = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let sums = self
             .g1
-            .run(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
+            .run_async(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
             .await
             .map(MsmOutput::into_sums)?;
         let [a, b1, l] = split_a_b_l::<E>(sums)?;

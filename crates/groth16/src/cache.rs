@@ -290,15 +290,15 @@ impl<E: GpuPairing> GpuProver<E> {
             path: path.to_owned(),
             what,
         };
-        if let Some(want) = expect {
-            if &header.key_hash != want {
-                return Err(foreign(format!(
-                    "it holds the key {}, not {}",
-                    hex(&header.key_hash[..16]),
-                    hex(&want[..16])
-                ))
-                .into());
-            }
+        if let Some(want) = expect
+            && &header.key_hash != want
+        {
+            return Err(foreign(format!(
+                "it holds the key {}, not {}",
+                hex(&header.key_hash[..16]),
+                hex(&want[..16])
+            ))
+            .into());
         }
         let data_at = (PREFIX + bytes.len() as u64).next_multiple_of(ALIGN);
         let need = header.data_end(data_at);

@@ -15,6 +15,31 @@
 //!   `Groth16::<E, GpuReduction>` and arkworks' own prover runs its witness map (three inverse
 //!   NTTs, three coset NTTs, the quotient and one inverse coset NTT) on the GPU, with data
 //!   resident there between steps. Its output equals `LibsnarkReduction`'s bit for bit.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use ark_bls12_381::{Bls12_381, Fr};
+//! use ark_groth16::Groth16;
+//! use ark_std::rand::{SeedableRng, rngs::StdRng};
+//! use zkgpu_circuits::MerklePaths;
+//! use zkgpu_groth16::GpuProver;
+//! use zkgpu_runtime::GpuContext;
+//!
+//! let mut rng = StdRng::seed_from_u64(1);
+//! let circuit = MerklePaths::<Fr>::random(1, 2, &mut rng);
+//! let pk = Groth16::<Bls12_381>::generate_random_parameters_with_reduction(circuit.clone(), &mut rng)?;
+//! let ctx = GpuContext::from_env_blocking()?;
+//! let prover = GpuProver::<Bls12_381>::new(&ctx)?;
+//! let prepared = prover.prepare(&pk)?; // once per key
+//! // r and s must be secret: a generator seeded from the operating system.
+//! let mut seed = [0u8; 32];
+//! getrandom::fill(&mut seed).map_err(|e| e.to_string())?;
+//! let mut rng = StdRng::from_seed(seed);
+//! let proof = prover.prove(&prepared, circuit, &mut rng)?;
+//! # let _ = proof;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod assemble;
 #[cfg(not(target_arch = "wasm32"))]

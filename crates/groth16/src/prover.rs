@@ -12,7 +12,6 @@ use ark_ec::VariableBaseMSM;
 use ark_ff::PrimeField;
 use ark_groth16::{Groth16, Proof};
 use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystemRef, Matrix};
-#[cfg(not(target_arch = "wasm32"))]
 use ark_std::rand::{CryptoRng, RngCore};
 use zkgpu_msm::GpuMsm;
 use zkgpu_ntt::GpuNtt;
@@ -22,7 +21,6 @@ use crate::error::ProveError;
 use crate::key::{GpuPairing, KeyLayout, PreparedProvingKey, check_counts};
 use crate::matrices::R1csMatrices;
 use crate::qap::WitnessMapTimings;
-#[cfg(not(target_arch = "wasm32"))]
 use crate::request::ProveRequest;
 use crate::synth::{Witness, synthesize, synthesize_witness};
 
@@ -255,7 +253,23 @@ impl<E: GpuPairing> GpuProver<E> {
         R: RngCore + CryptoRng,
     {
         let request = ProveRequest::circuit(pk, circuit, ProveRequest::<E>::draw(rng));
-        Ok(self.run_blocking(request)?.0)
+        Ok(self.run(request)?.0)
+    }
+
+    /// [`GpuProver::prove`] as a future, each step awaited in turn on this thread (the way in
+    /// a browser; [`GpuProver::run_async`]). The same proof for the same `rng`.
+    pub async fn prove_async<C, R>(
+        &self,
+        pk: &PreparedProvingKey<E>,
+        circuit: C,
+        rng: &mut R,
+    ) -> Result<Proof<E>, ProveError>
+    where
+        C: ConstraintSynthesizer<E::ScalarField>,
+        R: RngCore + CryptoRng,
+    {
+        let request = ProveRequest::circuit(pk, circuit, ProveRequest::<E>::draw(rng));
+        Ok(self.run_async(request).await?.0)
     }
 
     /// A synthesized circuit's proof up to its self-check, which [`GpuProver::finish`]

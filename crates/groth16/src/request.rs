@@ -1,6 +1,6 @@
 //! One proof asked of the prover: a [`ProveRequest`] (the key, a circuit or a witness, the
 //! blinding pair), run on this thread ([`GpuProver::run`]) or, natively, with the prover's
-//! host threads ([`GpuProver::run_blocking`]). Every public way of proving one circuit goes
+//! host threads ([`GpuProver::run`]). Every public way of proving one circuit goes
 //! through these two.
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -51,7 +51,7 @@ enum Input<F, C> {
 /// # ) -> Result<(), ProveError> {
 /// let mut rng = ark_std::test_rng();
 /// let request = ProveRequest::circuit(key, circuit, ProveRequest::<Bls12_381>::draw(&mut rng));
-/// let (proof, timings) = prover.run_blocking(request)?;
+/// let (proof, timings) = prover.run(request)?;
 /// println!("{:.1} ms", timings.total * 1e3);
 /// # let _ = proof; Ok(()) }
 /// ```
@@ -128,8 +128,8 @@ impl<E: GpuPairing> GpuProver<E> {
     /// then the witness map and the five MSMs as two joined futures, then the self-check.
     /// No other thread and no blocking wait, so it runs in a browser on the page's WebGPU
     /// device; natively it is the single-threaded path (the same proof as
-    /// [`GpuProver::run_blocking`]).
-    pub async fn run<C: ConstraintSynthesizer<E::ScalarField>>(
+    /// [`GpuProver::run`]).
+    pub async fn run_async<C: ConstraintSynthesizer<E::ScalarField>>(
         &self,
         request: ProveRequest<'_, E, C>,
     ) -> Result<(Proof<E>, ProofTimings), ProveError> {
@@ -145,7 +145,7 @@ impl<E: GpuPairing> GpuProver<E> {
     /// clock warmed during synthesis ([`GpuProver::with_clock_warmup`]), the witness map and
     /// MSM H on a second thread beside the other MSMs ([`GpuProver::with_overlap`]).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn run_blocking<C: ConstraintSynthesizer<E::ScalarField>>(
+    pub fn run<C: ConstraintSynthesizer<E::ScalarField>>(
         &self,
         request: ProveRequest<'_, E, C>,
     ) -> Result<(Proof<E>, ProofTimings), ProveError> {

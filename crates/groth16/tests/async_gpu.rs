@@ -50,7 +50,7 @@ fn async_proofs_equal_arkworks<E: GpuPairing>(seed: u64, fold: bool, yielding: b
         );
         let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
         let (got, t) = prover
-            .run(ProveRequest::circuit(prepared, circuit.clone(), (r, s)))
+            .run_async(ProveRequest::circuit(prepared, circuit.clone(), (r, s)))
             .block_on()
             .unwrap();
         assert!(got == want, "proof {k} differs from ark-groth16's");
@@ -65,7 +65,7 @@ fn async_proofs_equal_arkworks<E: GpuPairing>(seed: u64, fold: bool, yielding: b
     bad.corrupt = Some(7);
     let r = E::ScalarField::rand(&mut rng);
     let got = prover
-        .run(ProveRequest::circuit(&learned, bad, (r, r)))
+        .run_async(ProveRequest::circuit(&learned, bad, (r, r)))
         .block_on();
     assert!(
         matches!(got, Err(ProveError::Unsatisfied { .. })),

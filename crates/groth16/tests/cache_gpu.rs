@@ -49,7 +49,7 @@ fn proves<E: GpuPairing>(
 ) -> bool {
     let (r, s) = (E::ScalarField::rand(rng), E::ScalarField::rand(rng));
     let (got, _) = prover
-        .run_blocking(ProveRequest::circuit(prepared, circuit.clone(), (r, s)))
+        .run(ProveRequest::circuit(prepared, circuit.clone(), (r, s)))
         .unwrap();
     got == Groth16::<E>::create_proof_with_reduction(circuit.clone(), pk, r, s).unwrap()
 }
@@ -97,7 +97,7 @@ fn round_trip<E: GpuPairing>(seed: u64, fold: bool) {
     let with_m = prover.load_prepared(&path, Some(&key_hash(&pk))).unwrap();
     assert!(with_m.matrices().is_some());
     let (_, t) = prover
-        .run_blocking(ProveRequest::circuit(
+        .run(ProveRequest::circuit(
             &with_m,
             circuit.clone(),
             (1u64.into(), 2u64.into()),

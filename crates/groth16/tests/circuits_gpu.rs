@@ -25,7 +25,7 @@ where
     let (r, s) = (E::ScalarField::rand(rng), E::ScalarField::rand(rng));
     let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
     let (got, _) = prover
-        .run_blocking(ProveRequest::circuit(&prepared, circuit, (r, s)))
+        .run(ProveRequest::circuit(&prepared, circuit, (r, s)))
         .unwrap();
     assert!(got == want, "GPU proof differs from ark-groth16's");
     let pvk = prepare_verifying_key(&pk.vk);

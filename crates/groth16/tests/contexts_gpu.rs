@@ -35,7 +35,7 @@ fn keys_of_another_context_are_refused() {
     foreign(pb.prove(&on_a, circuit.clone(), &mut rng).map(|_| ()));
     let w = zkgpu_groth16::synthesize_witness(circuit.clone()).unwrap();
     foreign(
-        pb.run_blocking(ProveRequest::witness(&on_a, w, (1u64.into(), 2u64.into())))
+        pb.run(ProveRequest::witness(&on_a, w, (1u64.into(), 2u64.into())))
             .map(|_| ()),
     );
     let streamed: Vec<_> = pb
@@ -52,12 +52,12 @@ fn keys_of_another_context_are_refused() {
     );
     let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
     let (got, _) = pa
-        .run_blocking(ProveRequest::circuit(&on_a, circuit.clone(), (r, s)))
+        .run(ProveRequest::circuit(&on_a, circuit.clone(), (r, s)))
         .unwrap();
     assert!(got == want);
     let on_b = pb.prepare(&pk).unwrap();
     let (got, _) = pb
-        .run_blocking(ProveRequest::circuit(&on_b, circuit, (r, s)))
+        .run(ProveRequest::circuit(&on_b, circuit, (r, s)))
         .unwrap();
     assert!(got == want);
     a.check_device().unwrap();

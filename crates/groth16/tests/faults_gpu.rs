@@ -16,7 +16,6 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::Chain;
 use zkgpu_groth16::{GpuProver, ProveError, ProveRequest};
 use zkgpu_msm::{GpuMsm, MsmError};
-use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{GpuContext, GpuError};
 
 type E = ark_bls12_381::Bls12_381;
@@ -89,7 +88,7 @@ fn beyond_the_binding_limit_is_typed() {
         ctx.storage_zeroed("too large", max + 4),
         Err(GpuError::BufferTooLarge { .. })
     ));
-    assert_eq!(msm.msm(&bases, &scalars).block_on().unwrap(), want);
+    assert_eq!(msm.msm(&bases, &scalars).unwrap(), want);
 }
 
 #[test]
@@ -131,7 +130,7 @@ fn out_of_memory_is_typed_and_recoverable() {
     let point = bases[0];
     let big_bases = vec![point; big];
     let big_scalars: Vec<Fr> = (0..big as u64).map(|i| Fr::from(i * 7 + 1)).collect();
-    match msm.msm(&big_bases, &big_scalars).block_on() {
+    match msm.msm(&big_bases, &big_scalars) {
         Err(MsmError::Gpu(GpuError::OutOfMemory { context })) => {
             eprintln!("2^24 MSM on a full device: out of memory ({context})");
         }
@@ -147,7 +146,7 @@ fn out_of_memory_is_typed_and_recoverable() {
         Err(e) => panic!("expected OutOfMemory, got {e}"),
     }
     drop((big_bases, big_scalars));
-    match prover.run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s))) {
+    match prover.run(ProveRequest::circuit(&prepared, circuit.clone(), (r, s))) {
         Err(ProveError::Msm(MsmError::Gpu(GpuError::OutOfMemory { .. })))
         | Err(ProveError::Ntt(zkgpu_ntt::NttError::Gpu(GpuError::OutOfMemory { .. })))
         | Err(ProveError::Gpu(GpuError::OutOfMemory { .. })) => {
@@ -161,9 +160,9 @@ fn out_of_memory_is_typed_and_recoverable() {
     }
     drop(filler);
     ctx.check_device().unwrap();
-    assert_eq!(msm.msm(&bases, &scalars).block_on().unwrap(), want);
+    assert_eq!(msm.msm(&bases, &scalars).unwrap(), want);
     let (p, _) = prover
-        .run_blocking(ProveRequest::circuit(&prepared, circuit, (r, s)))
+        .run(ProveRequest::circuit(&prepared, circuit, (r, s)))
         .unwrap();
     assert!(p == want_proof);
 }
@@ -188,13 +187,13 @@ fn lost_device_is_typed_and_a_new_context_proves() {
         let prepared = prover.prepare_for(&pk, circuit.clone()).unwrap();
         let msm = GpuMsm::<zkgpu_curves::Bls12_381G1>::new(&ctx).unwrap();
         ctx.device().destroy();
-        let got = prover.run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)));
+        let got = prover.run(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)));
         assert!(got.is_err(), "a proof on a lost device: {got:?}");
         eprintln!(
             "proof on a lost device: {}",
             got.err().map(|e| e.to_string()).unwrap_or_default()
         );
-        let got = msm.msm(&bases, &scalars).block_on();
+        let got = msm.msm(&bases, &scalars);
         assert!(got.is_err(), "an MSM on a lost device: {got:?}");
         assert!(ctx.check_device().is_err());
     }
@@ -202,7 +201,7 @@ fn lost_device_is_typed_and_a_new_context_proves() {
     let prover = GpuProver::<E>::new(&ctx).unwrap();
     let prepared = prover.prepare(&pk).unwrap();
     let (got, _) = prover
-        .run_blocking(ProveRequest::circuit(&prepared, circuit, (r, s)))
+        .run(ProveRequest::circuit(&prepared, circuit, (r, s)))
         .unwrap();
     assert!(got == want);
 }

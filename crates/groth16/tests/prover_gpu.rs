@@ -48,7 +48,7 @@ fn proofs_equal_arkworks<E: GpuPairing>(seed: u64) {
             let want =
                 Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
             let (got, t) = prover
-                .run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)))
+                .run(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)))
                 .unwrap();
             assert!(
                 got == want,
@@ -261,7 +261,7 @@ fn wide_proofs_equal_arkworks<E: GpuPairing>(seed: u64) {
         );
         let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
         let (got, _) = prover
-            .run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)))
+            .run(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)))
             .unwrap();
         assert!(got == want, "{a}: GPU proof differs from ark-groth16's");
     }

@@ -126,7 +126,7 @@ fn witness_only<E: GpuPairing>(seed: u64) {
     assert_eq!(m.num_constraints(), 62);
     let (r, s) = (rand(&mut rng), rand(&mut rng));
     let (got, t) = prover
-        .run_blocking(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)))
+        .run(ProveRequest::circuit(&prepared, circuit.clone(), (r, s)))
         .unwrap();
     assert!(!t.built_matrices);
     let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
@@ -138,7 +138,7 @@ fn witness_only<E: GpuPairing>(seed: u64) {
     let given = prover.prepare_with_matrices(&pk, m.clone()).unwrap();
     assert_eq!(given.qap(), zkgpu_groth16::Qap::Libsnark);
     let (again, _) = prover
-        .run_blocking(ProveRequest::circuit(&given, circuit.clone(), (r, s)))
+        .run(ProveRequest::circuit(&given, circuit.clone(), (r, s)))
         .unwrap();
     assert!(again == want);
     let w = zkgpu_groth16::synthesize_witness(circuit.clone()).unwrap();
@@ -203,13 +203,13 @@ fn witness_only<E: GpuPairing>(seed: u64) {
     assert!(learning.matrices().is_none());
     let (r, s) = (rand(&mut rng), rand(&mut rng));
     let (first, t) = prover
-        .run_blocking(ProveRequest::circuit(&learning, circuit.clone(), (r, s)))
+        .run(ProveRequest::circuit(&learning, circuit.clone(), (r, s)))
         .unwrap();
     assert!(t.built_matrices && learning.matrices() == prepared.matrices());
     let want = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
     assert!(first == want);
     let (second, t) = prover
-        .run_blocking(ProveRequest::circuit(&learning, circuit.clone(), (s, r)))
+        .run(ProveRequest::circuit(&learning, circuit.clone(), (s, r)))
         .unwrap();
     assert!(!t.built_matrices);
     let want = Groth16::<E>::create_proof_with_reduction(circuit, &pk, s, r).unwrap();

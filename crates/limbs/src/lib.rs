@@ -6,6 +6,17 @@
 //! elements and limbs ([`encode`]).
 //!
 //! Nothing here depends on wgpu. `docs/limbs.md` derives the layout and the bounds.
+//!
+//! # Example
+//!
+//! ```
+//! use ark_bls12_381::Fq;
+//! use zkgpu_limbs::{decode_slice, encode_slice};
+//!
+//! let xs = vec![Fq::from(3u64), -Fq::from(1u64)];
+//! let limbs = encode_slice(&xs); // the GPU's 13-bit Montgomery limbs
+//! assert_eq!(decode_slice::<Fq>(&limbs).unwrap(), xs);
+//! ```
 
 pub mod encode;
 pub mod field;

@@ -10,7 +10,6 @@ use ark_ff::UniformRand;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_msm::GpuMsm;
 use zkgpu_msm::{MsmOutput, MsmRequest};
-use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::GpuContext;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let msm = GpuMsm::<zkgpu_curves::Bls12_381G1>::new(&ctx)?;
 
     // One call: lengths checked as arkworks' `msm` checks them.
-    let gpu = msm.msm(&bases, &scalars).block_on()?;
+    let gpu = msm.msm(&bases, &scalars)?;
     let cpu = G1Projective::msm(&bases, &scalars).map_err(|n| format!("lengths differ: {n}"))?;
     if gpu != cpu {
         return Err("the GPU sum differs from arkworks'".into());
@@ -37,7 +36,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let other: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
     let gpu = msm
         .run(MsmRequest::new(&prepared, &other))
-        .block_on()
         .and_then(MsmOutput::sum)?;
     if gpu != G1Projective::msm_unchecked(&bases, &other) {
         return Err("the prepared-bases sum differs from arkworks'".into());

@@ -3,6 +3,8 @@
 use ark_ec::VariableBaseMSM;
 use ark_ff::{PrimeField, Zero};
 use zkgpu_curves::GpuCurve;
+#[cfg(not(target_arch = "wasm32"))]
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{Arith, GpuContext, GpuError, wgpu};
 use zkgpu_shaders::{msm_accumulate, msm_accumulate_split, msm_buckets, msm_scalars};
 
@@ -131,8 +133,15 @@ impl<C: GpuCurve> GpuMsm<C> {
     }
 
     /// Runs one MSM request: a sum per base set, over the shorter of the bases' and the
-    /// scalars' lengths (arkworks' `msm_unchecked`), and where the time went.
-    pub async fn run(&self, request: MsmRequest<'_, C>) -> Result<MsmOutput<C>> {
+    /// scalars' lengths (arkworks' `msm_unchecked`), and where the time went. Blocks this
+    /// thread until the GPU is done (native only; [`GpuMsm::run_async`] is the future).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run(&self, request: MsmRequest<'_, C>) -> Result<MsmOutput<C>> {
+        self.run_async(request).block_on()
+    }
+
+    /// [`GpuMsm::run`] as a future.
+    pub async fn run_async(&self, request: MsmRequest<'_, C>) -> Result<MsmOutput<C>> {
         let MsmRequest {
             bases,
             scalars,
@@ -184,21 +193,43 @@ impl<C: GpuCurve> GpuMsm<C> {
         Ok(MsmOutput { sums, timings })
     }
 
-    /// `sum_i scalars[i] bases[i]`; errors when the lengths differ (arkworks' `msm`).
-    pub async fn msm(&self, bases: &[C::Affine], scalars: &[C::Scalar]) -> Result<C::Projective> {
+    /// `sum_i scalars[i] bases[i]`; errors when the lengths differ (arkworks' `msm`). Blocks
+    /// this thread until the GPU is done (native only; [`GpuMsm::msm_async`] is the same
+    /// as a future, for the browser).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm(&self, bases: &[C::Affine], scalars: &[C::Scalar]) -> Result<C::Projective> {
+        self.msm_async(bases, scalars).block_on()
+    }
+
+    /// [`GpuMsm::msm`] as a future.
+    pub async fn msm_async(
+        &self,
+        bases: &[C::Affine],
+        scalars: &[C::Scalar],
+    ) -> Result<C::Projective> {
         if bases.len() != scalars.len() {
             return Err(MsmError::LengthMismatch {
                 bases: bases.len(),
                 scalars: scalars.len(),
             });
         }
-        self.msm_unchecked(bases, scalars).await
+        self.msm_unchecked_async(bases, scalars).await
     }
 
     /// `sum_i scalars[i] bases[i]` over the shorter of the two slices (arkworks'
     /// `msm_unchecked`, which Groth16 relies on). Prepares the bases for this one call: for
     /// bases used again, [`GpuMsm::prepare`] them once and [`GpuMsm::run`] requests.
-    pub async fn msm_unchecked(
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_unchecked(
+        &self,
+        bases: &[C::Affine],
+        scalars: &[C::Scalar],
+    ) -> Result<C::Projective> {
+        self.msm_unchecked_async(bases, scalars).block_on()
+    }
+
+    /// [`GpuMsm::msm_unchecked`] as a future.
+    pub async fn msm_unchecked_async(
         &self,
         bases: &[C::Affine],
         scalars: &[C::Scalar],
@@ -208,7 +239,10 @@ impl<C: GpuCurve> GpuMsm<C> {
             return Ok(C::Projective::zero());
         }
         let prepared = self.prepare(&bases[..n])?;
-        match self.run(MsmRequest::new(&prepared, &scalars[..n])).await {
+        match self
+            .run_async(MsmRequest::new(&prepared, &scalars[..n]))
+            .await
+        {
             // Bases outside the prime-order subgroup met an exception of BLS12-377 G1's
             // twisted Edwards form: arkworks sums them on the host instead.
             Err(MsmError::ExceptionalBases) => {

@@ -11,7 +11,9 @@
 //! (scalars plain or prepared, a config, timings when asked). [`GpuMsm::msm`] and
 //! [`GpuMsm::msm_unchecked`] are arkworks' `VariableBaseMSM` helpers over it: `msm` errors
 //! when the lengths differ, `msm_unchecked` uses the shorter length, empty input gives the
-//! identity.
+//! identity. On arkworks' own types, [`GpuVariableBaseMsm`] is the same call:
+//! `G1Projective::msm_gpu(&ctx, &bases, &scalars)`. Every entry point that waits for the GPU
+//! has a blocking form (native) and an `_async` form (the future, for the browser).
 //!
 //! The modules follow one MSM: [`config`](MsmConfig) (defaults from the size), `bases`
 //! (preparing, folding), `scalars`, `shape` (what follows from size and config), `scratch`
@@ -19,7 +21,25 @@
 //! bind groups, passes), `engine` (plan -> record -> submit -> finish), `combine` (the host's
 //! part), `stored` (prepared bases to and from disk), and natively `multi` ([`MultiMsm`]:
 //! one MSM split across the devices of a `zkgpu_runtime::DeviceSet`).
+//!
+//! # Example
+//!
+//! ```no_run
+//! use ark_bn254::{Fr, G1Affine, G1Projective};
+//! use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
+//! use zkgpu_msm::GpuVariableBaseMsm;
+//! use zkgpu_runtime::GpuContext;
+//!
+//! let ctx = GpuContext::from_env_blocking()?;
+//! let g = G1Projective::generator();
+//! let bases: Vec<G1Affine> = (1..=1000u64).map(|k| (g * Fr::from(k)).into_affine()).collect();
+//! let scalars: Vec<Fr> = (0..1000u64).map(|k| Fr::from(k * k + 7)).collect();
+//! let sum = G1Projective::msm_gpu(&ctx, &bases, &scalars)?; // blocks; `msm_gpu_async` is the future
+//! assert_eq!(sum, G1Projective::msm(&bases, &scalars).unwrap());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+mod ark;
 mod bases;
 mod budget;
 mod combine;
@@ -44,6 +64,7 @@ mod timings;
 
 use zkgpu_runtime::GpuError;
 
+pub use ark::GpuVariableBaseMsm;
 pub use bases::{Fold, MAX_FOLDS, PreparedBases};
 pub use budget::buffer_plan;
 pub use config::{

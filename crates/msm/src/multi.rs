@@ -228,10 +228,7 @@ impl<C: GpuCurve> MultiMsm<C> {
                         let Some(p) = p.as_ref().filter(|_| !scalars.is_empty()) else {
                             return Ok((C::Projective::zero(), 0.0));
                         };
-                        let sum = e
-                            .run(MsmRequest::new(p, scalars).config(config))
-                            .block_on()?
-                            .sum()?;
+                        let sum = e.run(MsmRequest::new(p, scalars).config(config))?.sum()?;
                         Ok((sum, t.elapsed().as_secs_f64()))
                     })
                 })
@@ -258,7 +255,6 @@ fn time_one<C: GpuCurve>(
         let t = Instant::now();
         engine
             .run(MsmRequest::new(&prepared, scalars))
-            .block_on()
             .map(|_| t.elapsed().as_secs_f64())
     };
     let started = Instant::now();

@@ -100,7 +100,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             let mut t = None;
             for _ in 0..3 {
                 let request = MsmRequest::new(&prepared, &scalars[..n]).timed();
-                t = Some(self.run(request).await?.timings);
+                t = Some(self.run_async(request).await?.timings);
             }
             points.push(StagePoint::of::<C>(n, &t.expect("three runs")));
         }

@@ -9,7 +9,6 @@ use ark_ff::UniformRand;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_msm::{GpuMsm, MsmConfig, MsmError};
 use zkgpu_msm::{MsmOutput, MsmRequest};
-use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::GpuError;
 
 #[test]
@@ -31,7 +30,6 @@ fn bases_of_another_context_are_refused() {
     let cfg = MsmConfig::default();
     match mb
         .run(MsmRequest::new(&on_a, &scalars).config(cfg))
-        .block_on()
         .and_then(MsmOutput::sum)
     {
         Err(MsmError::Gpu(GpuError::ForeignContext { made, used, .. })) => {
@@ -42,14 +40,12 @@ fn bases_of_another_context_are_refused() {
     let sets = ma.prepare_sets(&[&bases, &bases]).unwrap();
     assert!(matches!(
         mb.run(MsmRequest::new(&sets, zkgpu_msm::PreparedScalars::new(&scalars).all()).config(cfg))
-            .block_on()
             .map(MsmOutput::into_sums),
         Err(MsmError::Gpu(GpuError::ForeignContext { .. }))
     ));
     // Both engines and both contexts still compute arkworks' sum.
     assert_eq!(
         ma.run(MsmRequest::new(&on_a, &scalars).config(cfg))
-            .block_on()
             .and_then(MsmOutput::sum)
             .unwrap(),
         want
@@ -57,12 +53,11 @@ fn bases_of_another_context_are_refused() {
     let on_b = mb.prepare(&bases).unwrap();
     assert_eq!(
         mb.run(MsmRequest::new(&on_b, &scalars).config(cfg))
-            .block_on()
             .and_then(MsmOutput::sum)
             .unwrap(),
         want
     );
-    assert_eq!(mb.msm(&bases, &scalars).block_on().unwrap(), want);
+    assert_eq!(mb.msm(&bases, &scalars).unwrap(), want);
     a.check_device().unwrap();
     b.check_device().unwrap();
 }

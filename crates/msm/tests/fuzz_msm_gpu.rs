@@ -109,7 +109,7 @@ fn run(op: &Op) {
     let cfg = MsmConfig::default();
     let same = cm == cu;
     match op.prep {
-        Prep::Plain => assert_eq!(u.msm_unchecked(&bases, &scalars).block_on().unwrap(), want),
+        Prep::Plain => assert_eq!(u.msm_unchecked(&bases, &scalars).unwrap(), want),
         Prep::Prepared | Prep::Folded(_) => {
             let fold = match op.prep {
                 Prep::Folded(f) => Fold {
@@ -121,7 +121,6 @@ fn run(op: &Op) {
             let p = m.prepare_sets_folded(&[&bases], fold).block_on().unwrap();
             let got = u
                 .run(MsmRequest::new(&p, &scalars).config(cfg))
-                .block_on()
                 .and_then(MsmOutput::sum);
             if same {
                 assert_eq!(got.unwrap(), want, "{op:?}");
@@ -135,7 +134,6 @@ fn run(op: &Op) {
             let prepared = PreparedScalars::new(&scalars);
             let got = u
                 .run(MsmRequest::new(&p, prepared.all()).config(cfg))
-                .block_on()
                 .map(MsmOutput::into_sums);
             if same {
                 let want2 = G1Projective::msm_unchecked(&reversed, &scalars);

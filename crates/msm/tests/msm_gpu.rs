@@ -71,14 +71,10 @@ where
     for &n in sizes {
         let bases = random_bases::<C>(n, &mut rng);
         let scalars: Vec<C::Scalar> = (0..n).map(|_| C::Scalar::rand(&mut rng)).collect();
-        let got = msm.msm(&bases, &scalars).block_on().unwrap();
+        let got = msm.msm(&bases, &scalars).unwrap();
         assert_eq!(got, ark_msm::<C>(&bases, &scalars), "{} n = {n}", C::ID);
     }
-    assert_eq!(
-        msm.msm(&[], &[]).block_on().unwrap(),
-        C::Projective::zero(),
-        "empty"
-    );
+    assert_eq!(msm.msm(&[], &[]).unwrap(), C::Projective::zero(), "empty");
 }
 
 fn check_distributions<C: GpuCurve>(ctx: &GpuContext)
@@ -124,7 +120,7 @@ where
     ];
     for (name, scalars) in &cases {
         assert_eq!(
-            msm.msm(&bases, scalars).block_on().unwrap(),
+            msm.msm(&bases, scalars).unwrap(),
             ark_msm::<C>(&bases, scalars),
             "{} {name}",
             C::ID
@@ -141,7 +137,7 @@ where
         }
     }
     assert_eq!(
-        msm.msm(&odd, &scalars).block_on().unwrap(),
+        msm.msm(&odd, &scalars).unwrap(),
         ark_msm::<C>(&odd, &scalars),
         "{} odd bases",
         C::ID
@@ -160,7 +156,7 @@ where
         .chain(&scalars[..n / 2])
         .copied()
         .collect();
-    let got = msm.msm(&half, &same).block_on().unwrap();
+    let got = msm.msm(&half, &same).unwrap();
     assert_eq!(
         got,
         C::Projective::zero(),
@@ -168,7 +164,7 @@ where
         C::ID
     );
     assert_eq!(
-        msm.msm(&half, &scalars).block_on().unwrap(),
+        msm.msm(&half, &scalars).unwrap(),
         ark_msm::<C>(&half, &scalars),
         "{} negated half",
         C::ID
@@ -208,7 +204,6 @@ where
                 chunk: Some(chunk),
                 ..MsmConfig::default()
             }))
-            .block_on()
             .and_then(MsmOutput::sum)
             .unwrap();
         assert_eq!(got, ark_msm::<C>(&bases, &scalars), "{} c = {c}", C::ID);
@@ -219,7 +214,6 @@ where
     assert_eq!(words.len(), n);
     let whole = msm
         .run(MsmRequest::new(&prepared, words.all()))
-        .block_on()
         .and_then(MsmOutput::sum)
         .unwrap();
     assert_eq!(
@@ -230,7 +224,6 @@ where
     );
     let tail = msm
         .run(MsmRequest::new(&prepared, words.tail(9)))
-        .block_on()
         .and_then(MsmOutput::sum)
         .unwrap();
     assert_eq!(
@@ -241,7 +234,6 @@ where
     );
     let none = msm
         .run(MsmRequest::new(&prepared, words.tail(n + 5)))
-        .block_on()
         .and_then(MsmOutput::sum)
         .unwrap();
     assert_eq!(none, C::Projective::zero(), "{} empty tail", C::ID);
@@ -283,7 +275,6 @@ where
                     ..MsmConfig::default()
                 }),
             )
-            .block_on()
             .and_then(MsmOutput::sum)
             .unwrap();
         assert_eq!(
@@ -333,7 +324,6 @@ where
         assert!(
             matches!(
                 msm.run(MsmRequest::new(&prepared, &[C::Scalar::one()]).config(config))
-                    .block_on()
                     .and_then(MsmOutput::sum),
                 Err(MsmError::Config(_))
             ),
@@ -343,10 +333,10 @@ where
     // Checked length mismatch; unchecked truncates to the shorter length, as arkworks does.
     let scalars: Vec<C::Scalar> = (0..n - 7).map(|_| C::Scalar::rand(&mut rng)).collect();
     assert!(matches!(
-        msm.msm(&bases, &scalars).block_on(),
+        msm.msm(&bases, &scalars),
         Err(MsmError::LengthMismatch { .. })
     ));
-    let got = msm.msm_unchecked(&bases, &scalars).block_on().unwrap();
+    let got = msm.msm_unchecked(&bases, &scalars).unwrap();
     assert_eq!(
         got,
         <C::Projective as VariableBaseMSM>::msm_unchecked(&bases, &scalars),
@@ -381,7 +371,6 @@ where
     for m in [n, 16 * 3, 16 * 2 + 1, 7, 1] {
         let got = msm
             .run(MsmRequest::new(&prepared, &scalars[..m]))
-            .block_on()
             .and_then(MsmOutput::sum)
             .unwrap();
         assert_eq!(
@@ -394,7 +383,6 @@ where
     let words = PreparedScalars::new(&scalars);
     let tail = msm
         .run(MsmRequest::new(&prepared, words.tail(20)))
-        .block_on()
         .and_then(MsmOutput::sum)
         .unwrap();
     assert_eq!(
@@ -405,7 +393,7 @@ where
     );
     // Unprepared calls split too.
     assert_eq!(
-        msm.msm(&bases, &scalars).block_on().unwrap(),
+        msm.msm(&bases, &scalars).unwrap(),
         ark_msm::<C>(&bases, &scalars),
         "{} parts, msm",
         C::ID
@@ -435,10 +423,7 @@ where
     for (what, prepared) in [("plain", &plain), ("folded", &folded)] {
         assert_eq!(prepared.parts(), 2, "{} {what}", C::ID);
         for m in [n, 30, 25, 24, 10] {
-            let out = msm
-                .run(MsmRequest::new(prepared, &scalars[..m]))
-                .block_on()
-                .unwrap();
+            let out = msm.run(MsmRequest::new(prepared, &scalars[..m])).unwrap();
             let runs = if split && m > 24 {
                 1
             } else {
@@ -511,7 +496,6 @@ where
             let words = PreparedScalars::new(&scalars[..m]);
             let got = msm
                 .run(MsmRequest::new(&prepared, words.all()))
-                .block_on()
                 .map(MsmOutput::into_sums)
                 .unwrap();
             let want: Vec<C::Projective> =
@@ -521,7 +505,6 @@ where
         // A plain MSM refuses bases prepared as sets.
         assert!(matches!(
             msm.run(MsmRequest::new(&prepared, &scalars))
-                .block_on()
                 .and_then(MsmOutput::sum),
             Err(MsmError::Config(_))
         ));
@@ -534,7 +517,6 @@ where
     let words = PreparedScalars::new(&scalars);
     assert_eq!(
         msm.run(MsmRequest::new(&one, words.all()))
-            .block_on()
             .map(MsmOutput::into_sums)
             .unwrap(),
         vec![unchecked(&a, &scalars)],
@@ -571,7 +553,6 @@ fn check_sets_restored<C: GpuCurve>(
     let words = PreparedScalars::new(&scalars[..45]);
     let got = msm
         .run(MsmRequest::new(&restored, words.all()))
-        .block_on()
         .map(MsmOutput::into_sums)
         .unwrap();
     let want: Vec<C::Projective> = sets
@@ -645,7 +626,6 @@ where
             for m in [40, 33, 1, 0] {
                 let got = msm
                     .run(MsmRequest::new(&one, &scalars[..m]))
-                    .block_on()
                     .and_then(MsmOutput::sum)
                     .unwrap();
                 assert_eq!(
@@ -658,7 +638,6 @@ where
             let words = PreparedScalars::new(&scalars);
             let got = msm
                 .run(MsmRequest::new(&two, words.all()))
-                .block_on()
                 .map(MsmOutput::into_sums)
                 .unwrap();
             assert_eq!(
@@ -675,7 +654,6 @@ where
             };
             assert_eq!(
                 msm.run(MsmRequest::new(&one, &narrow).config(config))
-                    .block_on()
                     .and_then(MsmOutput::sum)
                     .unwrap(),
                 ark_msm::<C>(&a, &narrow),
@@ -696,7 +674,6 @@ where
     };
     assert!(matches!(
         msm.run(MsmRequest::new(&folded, &scalars[..40]).config(config))
-            .block_on()
             .and_then(MsmOutput::sum),
         Err(MsmError::Config(_))
     ));
@@ -715,7 +692,6 @@ where
     assert_eq!(wide.window_bits(), Some(17));
     assert_eq!(
         msm.run(MsmRequest::new(&wide, &scalars[..40]))
-            .block_on()
             .and_then(MsmOutput::sum)
             .unwrap(),
         ark_msm::<C>(&a, &scalars[..40]),
@@ -731,7 +707,6 @@ where
     let plain_a = msm.prepare(&a).unwrap();
     assert_eq!(
         msm.run(MsmRequest::new(&plain_a, &short).config(config))
-            .block_on()
             .and_then(MsmOutput::sum)
             .unwrap(),
         ark_msm::<C>(&a, &short),
@@ -744,7 +719,6 @@ where
     };
     assert!(matches!(
         msm.run(MsmRequest::new(&plain_a, &short).config(too_wide))
-            .block_on()
             .and_then(MsmOutput::sum),
         Err(MsmError::Config(_))
     ));
@@ -825,7 +799,6 @@ where
         };
         let got = msm
             .run(MsmRequest::new(&prepared, &scalars).config(config))
-            .block_on()
             .and_then(MsmOutput::sum)
             .unwrap();
         assert_eq!(
@@ -847,7 +820,6 @@ where
     ]);
     let (got, timings) = msm
         .run(MsmRequest::new(&prepared, &scalars).timed())
-        .block_on()
         .and_then(MsmOutput::sum_timed)
         .unwrap();
     assert!(timings.scalars_on_gpu, "{}", C::ID);
@@ -865,7 +837,6 @@ where
     };
     let (got, timings) = msm
         .run(MsmRequest::new(&prepared, &narrow).config(config).timed())
-        .block_on()
         .and_then(MsmOutput::sum_timed)
         .unwrap();
     assert!(!timings.scalars_on_gpu, "{}", C::ID);
@@ -884,7 +855,6 @@ where
     };
     match msm
         .run(MsmRequest::new(&prepared, &scalars).config(config))
-        .block_on()
         .and_then(MsmOutput::sum)
     {
         Err(MsmError::ScalarTooWide { index, bits, limit }) => {
@@ -896,7 +866,6 @@ where
     scalars[70] = C::Scalar::one();
     assert_eq!(
         msm.run(MsmRequest::new(&prepared, &scalars).config(config))
-            .block_on()
             .and_then(MsmOutput::sum)
             .unwrap(),
         ark_msm::<C>(&bases, &scalars),
@@ -911,7 +880,6 @@ where
         assert!(
             matches!(
                 msm.run(MsmRequest::new(&prepared, &scalars).config(config))
-                    .block_on()
                     .and_then(MsmOutput::sum),
                 Err(MsmError::Config(_))
             ),
@@ -957,12 +925,7 @@ where
     // arkworks takes scalars within 2^64 below r (here r - 1) as negative: (s - r) P, not s P.
     assert_ne!(naive, want, "{}: arkworks' sum equals the plain one", C::ID);
     let msm = GpuMsm::<C>::new(ctx()).unwrap();
-    assert_eq!(
-        msm.msm(&bases, &scalars).block_on().unwrap(),
-        want,
-        "{}",
-        C::ID
-    );
+    assert_eq!(msm.msm(&bases, &scalars).unwrap(), want, "{}", C::ID);
     let fold = Fold {
         folds: 4,
         window_bits: Some(7),
@@ -973,7 +936,6 @@ where
             &folded,
             PreparedScalars::new(&scalars).all()
         ))
-        .block_on()
         .map(MsmOutput::into_sums)
         .unwrap(),
         vec![want],
@@ -1028,18 +990,16 @@ fn bls12_377_g1_exceptions_are_caught() {
     bases[7] = t;
     scalars[7] = Zero::zero();
     let want = ark_msm::<C>(&bases, &scalars);
-    assert_eq!(msm.msm(&bases, &scalars).block_on().unwrap(), want);
+    assert_eq!(msm.msm(&bases, &scalars).unwrap(), want);
     let prepared = msm.prepare(&bases).unwrap();
     let run = |p: &PreparedBases<C>, s: &[<C as GpuCurve>::Scalar]| {
-        msm.run(MsmRequest::new(p, s))
-            .block_on()
-            .and_then(MsmOutput::sum)
+        msm.run(MsmRequest::new(p, s)).and_then(MsmOutput::sum)
     };
     assert_eq!(run(&prepared, &scalars).unwrap(), want);
     // A non-zero scalar on the point without an image.
     scalars[7] = scalars[8];
     let want = ark_msm::<C>(&bases, &scalars);
-    assert_eq!(msm.msm(&bases, &scalars).block_on().unwrap(), want);
+    assert_eq!(msm.msm(&bases, &scalars).unwrap(), want);
     assert!(matches!(
         run(&prepared, &scalars),
         Err(MsmError::ExceptionalBases)
@@ -1077,7 +1037,7 @@ fn bls12_377_g1_exceptions_are_caught() {
     scalars[8] = s;
     scalars[9] = s;
     let want = ark_msm::<C>(&bases, &scalars);
-    assert_eq!(msm.msm(&bases, &scalars).block_on().unwrap(), want);
+    assert_eq!(msm.msm(&bases, &scalars).unwrap(), want);
     let prepared = msm.prepare(&bases).unwrap();
     assert!(matches!(
         run(&prepared, &scalars),
@@ -1113,10 +1073,7 @@ where
             .block_on()
             .unwrap();
         for prepared in [&plain, &folded] {
-            let out = used
-                .run(MsmRequest::new(prepared, &scalars))
-                .block_on()
-                .unwrap();
+            let out = used.run(MsmRequest::new(prepared, &scalars)).unwrap();
             assert_eq!(
                 out.sum().unwrap(),
                 want,

@@ -43,12 +43,11 @@ where
         let other: Vec<C::Affine> = bases.iter().rev().copied().collect();
         let scalars = crowded::<C>(n, &mut rng);
         let want = C::Projective::msm(&bases, &scalars).unwrap();
-        let got = msm.msm(&bases, &scalars).block_on().unwrap();
+        let got = msm.msm(&bases, &scalars).unwrap();
         assert_eq!(got, want, "{} plain, n = {n}, cap {cap}", C::ID);
         let sets = msm.prepare_sets(&[&bases, &other]).unwrap();
         let sums = msm
             .run(MsmRequest::new(&sets, &scalars))
-            .block_on()
             .map(MsmOutput::into_sums)
             .unwrap();
         let want_other = C::Projective::msm(&other, &scalars).unwrap();
@@ -70,7 +69,6 @@ where
             .unwrap();
         let sums = msm
             .run(MsmRequest::new(&folded, &scalars))
-            .block_on()
             .map(MsmOutput::into_sums)
             .unwrap();
         assert_eq!(sums, vec![want], "{} folded, n = {n}, cap {cap}", C::ID);

@@ -11,7 +11,6 @@ use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use zkgpu_curves::{Bls12_381G1, GpuCurve};
 use zkgpu_msm::GpuMsm;
 use zkgpu_msm::{MsmOutput, MsmRequest};
-use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
 type C = Bls12_381G1;
@@ -58,7 +57,6 @@ fn msm_past_one_binding_under_webgpu_default_limits() {
     assert_eq!(prepared.parts(), 2);
     let got = msm
         .run(MsmRequest::new(&prepared, &scalars))
-        .block_on()
         .and_then(MsmOutput::sum)
         .unwrap();
     let want = <<C as GpuCurve>::Projective as VariableBaseMSM>::msm(&bases, &scalars).unwrap();
@@ -85,10 +83,7 @@ fn two_parts_as_one_msm_under_webgpu_default_limits() {
     let prepared = msm.prepare(&bases).unwrap();
     assert_eq!(prepared.parts(), 2);
     for m in [n, 30, 10] {
-        let out = msm
-            .run(MsmRequest::new(&prepared, &scalars[..m]))
-            .block_on()
-            .unwrap();
+        let out = msm.run(MsmRequest::new(&prepared, &scalars[..m])).unwrap();
         // Scalars reaching the second part run as one MSM; the first part's alone, as one.
         assert_eq!(out.timings.runs, 1, "{m} scalars");
         let want =

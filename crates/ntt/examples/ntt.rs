@@ -8,7 +8,6 @@ use ark_ff::{FftField, UniformRand};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkgpu_ntt::GpuNtt;
-use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::GpuContext;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -22,13 +21,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ntt = GpuNtt::<Fr>::new(&ctx);
 
     let mut gpu = values.clone();
-    ntt.fft(&domain, &mut gpu).block_on()?;
+    ntt.fft(&domain, &mut gpu)?;
     let mut cpu = values.clone();
     domain.fft_in_place(&mut cpu);
     if gpu != cpu {
         return Err("the GPU transform differs from ark-poly's".into());
     }
-    ntt.ifft(&domain, &mut gpu).block_on()?;
+    ntt.ifft(&domain, &mut gpu)?;
     if gpu != values {
         return Err("the inverse transform does not give the values back".into());
     }
@@ -36,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A coset domain: the same calls.
     let coset = domain.get_coset(Fr::GENERATOR).ok_or("no coset")?;
     let mut gpu = values.clone();
-    ntt.fft(&coset, &mut gpu).block_on()?;
+    ntt.fft(&coset, &mut gpu)?;
     let mut cpu = values;
     coset.fft_in_place(&mut cpu);
     if gpu != cpu {

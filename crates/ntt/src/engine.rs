@@ -1,6 +1,7 @@
 //! The NTT engine: transforms planned per domain and recorded as passes, elementwise
 //! operations, and the one-call host versions.
 
+use crate::Radix2Domain;
 use crate::data::{DeviceVec, NttEncoder};
 use crate::params::*;
 use crate::plan;
@@ -12,6 +13,8 @@ use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use web_time::Instant;
+#[cfg(not(target_arch = "wasm32"))]
+use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::wgpu;
 use zkgpu_runtime::{Checks, GpuContext, PipelineRequest, dispatch, grid};
 use zkgpu_shaders::Composed;
@@ -254,8 +257,16 @@ impl<F: NttField> GpuNtt<F> {
     /// that the device buffers and staging memory of that size exist and the driver has
     /// finished the pipelines' first dispatches. Costs about two warm transforms beyond the
     /// pipelines and tables; returns what each step took ([`Prepared`]). A coset domain
-    /// prepares its coset's transforms.
-    pub async fn prepare(&self, domain: &Radix2EvaluationDomain<F>) -> Result<Prepared> {
+    /// prepares its coset's transforms. Blocks (native only; [`GpuNtt::prepare_async`] is the
+    /// future).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn prepare(&self, domain: &impl Radix2Domain<F>) -> Result<Prepared> {
+        self.prepare_async(domain).block_on()
+    }
+
+    /// [`GpuNtt::prepare`] as a future.
+    pub async fn prepare_async(&self, domain: &impl Radix2Domain<F>) -> Result<Prepared> {
+        let domain = domain.radix2()?;
         let t = Instant::now();
         self.warm_up().await?;
         let pipelines = t.elapsed().as_secs_f64();
@@ -267,8 +278,8 @@ impl<F: NttField> GpuNtt<F> {
         let tables = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let mut v = vec![F::zero(); domain.size()];
-        self.fft(domain, &mut v).await?;
-        self.ifft(domain, &mut v).await?;
+        self.fft_async(domain, &mut v).await?;
+        self.ifft_async(domain, &mut v).await?;
         Ok(Prepared {
             pipelines,
             tables,
@@ -541,19 +552,37 @@ impl<F: NttField> GpuNtt<F> {
     /// `domain.fft_in_place(values)` on the GPU: the same resizing (to the domain's size,
     /// zero-padding a shorter input and, as arkworks does, dropping the elements of a longer
     /// one) and the same result. The result is written into `values`' memory (after an
-    /// error its elements are unspecified).
-    pub async fn fft(&self, domain: &Radix2EvaluationDomain<F>, values: &mut Vec<F>) -> Result<()> {
-        self.host_transform(domain, values, Direction::Forward)
+    /// error its elements are unspecified). Blocks this thread until the GPU is done (native
+    /// only; [`GpuNtt::fft_async`] is the same as a future, for the browser).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn fft(&self, domain: &impl Radix2Domain<F>, values: &mut Vec<F>) -> Result<()> {
+        self.fft_async(domain, values).block_on()
+    }
+
+    /// [`GpuNtt::fft`] as a future.
+    pub async fn fft_async(
+        &self,
+        domain: &impl Radix2Domain<F>,
+        values: &mut Vec<F>,
+    ) -> Result<()> {
+        self.host_transform(domain.radix2()?, values, Direction::Forward)
             .await
     }
 
-    /// `domain.ifft_in_place(values)` on the GPU (same resizing and result).
-    pub async fn ifft(
+    /// `domain.ifft_in_place(values)` on the GPU (same resizing and result); blocks (native
+    /// only; [`GpuNtt::ifft_async`] is the future).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn ifft(&self, domain: &impl Radix2Domain<F>, values: &mut Vec<F>) -> Result<()> {
+        self.ifft_async(domain, values).block_on()
+    }
+
+    /// [`GpuNtt::ifft`] as a future.
+    pub async fn ifft_async(
         &self,
-        domain: &Radix2EvaluationDomain<F>,
+        domain: &impl Radix2Domain<F>,
         values: &mut Vec<F>,
     ) -> Result<()> {
-        self.host_transform(domain, values, Direction::Inverse)
+        self.host_transform(domain.radix2()?, values, Direction::Inverse)
             .await
     }
 

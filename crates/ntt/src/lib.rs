@@ -12,9 +12,28 @@
 //!
 //! Data that stays on the GPU between steps lives in a [`DeviceVec`]; [`GpuNtt::fft`] and
 //! [`GpuNtt::ifft`] are the one-call host versions.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use ark_bls12_381::Fr;
+//! use ark_poly::{EvaluationDomain, GeneralEvaluationDomain};
+//! use zkgpu_ntt::GpuNtt;
+//! use zkgpu_runtime::GpuContext;
+//!
+//! let ctx = GpuContext::from_env_blocking()?;
+//! let ntt = GpuNtt::<Fr>::new(&ctx);
+//! let domain = GeneralEvaluationDomain::<Fr>::new(1 << 16).expect("a radix-2 size");
+//! let values: Vec<Fr> = (0..1u64 << 16).map(Fr::from).collect();
+//! let mut on_gpu = values.clone();
+//! ntt.fft(&domain, &mut on_gpu)?; // blocks; `fft_async` is the future
+//! assert_eq!(on_gpu, domain.fft(&values));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod budget;
 mod data;
+mod domain;
 mod engine;
 mod params;
 mod plan;
@@ -27,6 +46,7 @@ use zkgpu_shaders::FieldModule;
 
 pub use budget::buffer_plan;
 pub use data::{DeviceVec, NttEncoder, PendingDownload};
+pub use domain::Radix2Domain;
 pub use engine::{Elementwise, GpuNtt, NttConfig, Prepared};
 
 /// Errors of the NTT engine.
@@ -40,6 +60,15 @@ pub enum NttError {
         log_n: u32,
         /// Why.
         reason: String,
+    },
+    /// A mixed-radix domain (`GeneralEvaluationDomain::MixedRadix`): the kernels transform
+    /// radix-2 domains only.
+    #[error(
+        "a mixed-radix domain of size {size}: the GPU transforms radix-2 domains only (sizes a power of two up to the field's two-adicity)"
+    )]
+    NotRadix2 {
+        /// The domain's size.
+        size: usize,
     },
     /// A device vector does not hold what the operation needs.
     #[error("{0}")]

@@ -156,10 +156,10 @@ fn pass_params(l: u32, bits: &[u32], dir: Direction, o: &Offsets) -> Vec<PassPar
         };
         if !last {
             params.out_mode = if full_for(i) { 3 } else { 1 };
-            if i == 0 {
-                if let Some(hi) = o.scaled_twist {
-                    params.out_hi = hi;
-                }
+            if i == 0
+                && let Some(hi) = o.scaled_twist
+            {
+                params.out_hi = hi;
             }
         }
         if let Some((hi, lo)) = o.index {

@@ -58,12 +58,12 @@ fn check_sizes_on<F: NttField>(ctx: &GpuContext, max_log: u32, seed: u64) {
                 let mut want = v.clone();
                 d.fft_in_place(&mut want);
                 let mut got = v.clone();
-                ntt.fft(&d, &mut got).block_on().unwrap();
+                ntt.fft(&d, &mut got).unwrap();
                 assert!(got == want, "fft 2^{log_n} {name} input {i}");
                 let mut want = v.clone();
                 d.ifft_in_place(&mut want);
                 let mut got = v;
-                ntt.ifft(&d, &mut got).block_on().unwrap();
+                ntt.ifft(&d, &mut got).unwrap();
                 assert!(got == want, "ifft 2^{log_n} {name} input {i}");
             }
         }
@@ -113,7 +113,7 @@ fn larger_sizes_round_trip() {
         let d = Radix2EvaluationDomain::<F>::new(1 << log_n).unwrap();
         let v: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
         let mut got = v.clone();
-        ntt.fft(&d, &mut got).block_on().unwrap();
+        ntt.fft(&d, &mut got).unwrap();
         if log_n == 15 {
             let mut want = v.clone();
             d.fft_in_place(&mut want);
@@ -130,7 +130,7 @@ fn larger_sizes_round_trip() {
                 assert!(got[k] == x, "fft 2^{log_n} at {k}");
             }
         }
-        ntt.ifft(&d, &mut got).block_on().unwrap();
+        ntt.ifft(&d, &mut got).unwrap();
         assert!(got == v, "ifft(fft) 2^{log_n}");
     }
 }
@@ -147,11 +147,11 @@ fn resizing_matches_arkworks() {
             let v: Vec<F> = (0..len).map(|_| F::rand(&mut rng)).collect();
             let (mut want, mut got) = (v.clone(), v.clone());
             dom.fft_in_place(&mut want);
-            ntt.fft(&dom, &mut got).block_on().unwrap();
+            ntt.fft(&dom, &mut got).unwrap();
             assert!(got == want, "fft of {len} elements");
             let (mut want, mut got) = (v.clone(), v);
             dom.ifft_in_place(&mut want);
-            ntt.ifft(&dom, &mut got).block_on().unwrap();
+            ntt.ifft(&dom, &mut got).unwrap();
             assert!(got == want, "ifft of {len} elements");
         }
     }
@@ -379,11 +379,11 @@ fn many_small_passes() {
                 let v: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
                 let (mut want, mut got) = (v.clone(), v.clone());
                 d.fft_in_place(&mut want);
-                ntt.fft(&d, &mut got).block_on().unwrap();
+                ntt.fft(&d, &mut got).unwrap();
                 assert!(got == want, "fft 2^{log_n} {name}, {bits}-bit passes");
                 let (mut want, mut got) = (v.clone(), v);
                 d.ifft_in_place(&mut want);
-                ntt.ifft(&d, &mut got).block_on().unwrap();
+                ntt.ifft(&d, &mut got).unwrap();
                 assert!(got == want, "ifft 2^{log_n} {name}, {bits}-bit passes");
             }
         }
@@ -406,14 +406,14 @@ fn twists_from_two_tables() {
                 let v: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
                 let (mut want, mut got) = (v.clone(), v.clone());
                 d.fft_in_place(&mut want);
-                ntt.fft(&d, &mut got).block_on().unwrap();
+                ntt.fft(&d, &mut got).unwrap();
                 assert!(
                     got == want,
                     "fft 2^{log_n} {name}, twist table to 2^{twist_log}"
                 );
                 let (mut want, mut got) = (v.clone(), v);
                 d.ifft_in_place(&mut want);
-                ntt.ifft(&d, &mut got).block_on().unwrap();
+                ntt.ifft(&d, &mut got).unwrap();
                 assert!(
                     got == want,
                     "ifft 2^{log_n} {name}, twist table to 2^{twist_log}"
@@ -504,12 +504,12 @@ fn domains_keyed_by_their_elements<F: NttField>(seed: u64) {
             let mut want = v.clone();
             d.fft_in_place(&mut want);
             let mut got = v.clone();
-            ntt.fft(&d, &mut got).block_on().unwrap();
+            ntt.fft(&d, &mut got).unwrap();
             assert!(got == want, "fft 2^{log_n} {name}");
             let mut want = v.clone();
             d.ifft_in_place(&mut want);
             let mut got = v;
-            ntt.ifft(&d, &mut got).block_on().unwrap();
+            ntt.ifft(&d, &mut got).unwrap();
             assert!(got == want, "ifft 2^{log_n} {name}");
         }
     }
@@ -538,19 +538,19 @@ fn prepared_domains_match_arkworks() {
     let ntt = GpuNtt::<F>::new(ctx());
     let mut rng = rng(91);
     for (name, domain) in domains::<F>(9) {
-        ntt.prepare(&domain).block_on().unwrap();
+        ntt.prepare(&domain).unwrap();
         let values: Vec<F> = (0..domain.size()).map(|_| F::rand(&mut rng)).collect();
         let (mut got, mut want) = (values.clone(), values.clone());
-        ntt.fft(&domain, &mut got).block_on().unwrap();
+        ntt.fft(&domain, &mut got).unwrap();
         domain.fft_in_place(&mut want);
         assert!(got == want, "{name}: fft after prepare");
-        ntt.ifft(&domain, &mut got).block_on().unwrap();
+        ntt.ifft(&domain, &mut got).unwrap();
         assert!(got == values, "{name}: ifft after prepare");
     }
     let other = Radix2EvaluationDomain::<F>::new(1 << 5).unwrap();
     let values: Vec<F> = (0..32).map(|_| F::rand(&mut rng)).collect();
     let (mut got, mut want) = (values.clone(), values);
-    ntt.fft(&other, &mut got).block_on().unwrap();
+    ntt.fft(&other, &mut got).unwrap();
     other.fft_in_place(&mut want);
     assert!(got == want, "an unprepared size after prepare");
 }

@@ -25,7 +25,8 @@ pub struct ContextOptions {
     /// discrete GPU, then integrated, virtual, and last a CPU (software) adapter.
     pub adapter_name: Option<String>,
     /// Backends to consider (`ZKGPU_BACKEND`, else wgpu's `WGPU_BACKEND`, else all). Values:
-    /// comma list of `vulkan`, `metal`, `dx12`, `gl`, `webgpu`.
+    /// comma list of `vulkan`, `metal`, `dx12`, `webgpu`. wgpu's GL backend is not built in
+    /// (`gl` is a [`GpuError::BadEnv`]): the test suite is not run on it (docs/gpu.md).
     pub backends: wgpu::Backends,
     /// Limits to request (`ZKGPU_LIMITS=adapter|webgpu-default`).
     pub limits: LimitsChoice,
@@ -78,19 +79,7 @@ impl ContextOptions {
             "WGPU_BACKEND"
         };
         if let Some(list) = env(backend_var).filter(|s| !s.is_empty()) {
-            let b = wgpu::Backends::from_comma_list(&list);
-            if b.is_empty() {
-                return Err(GpuError::BadEnv {
-                    var: if backend_var == "ZKGPU_BACKEND" {
-                        "ZKGPU_BACKEND"
-                    } else {
-                        "WGPU_BACKEND"
-                    },
-                    value: list,
-                    reason: "expected a comma list of vulkan, metal, dx12, gl, webgpu".into(),
-                });
-            }
-            o.backends = b;
+            o.backends = parse_backends(backend_var, &list)?;
         }
         if let Some(dir) = env("ZKGPU_PIPELINE_CACHE").filter(|s| !s.is_empty()) {
             o.pipeline_cache_dir = Some(dir.into());
@@ -115,6 +104,30 @@ impl ContextOptions {
         }
         Ok(o)
     }
+}
+
+/// The backends of a comma list (`var`'s value): wgpu's names, less the GL backend, which
+/// zkgpu is built without.
+fn parse_backends(var: &'static str, list: &str) -> Result<wgpu::Backends> {
+    let bad = |reason: &str| GpuError::BadEnv {
+        var,
+        value: list.to_owned(),
+        reason: reason.to_owned(),
+    };
+    if list
+        .split(',')
+        .any(|b| matches!(b.trim().to_lowercase().as_str(), "gl" | "gles" | "opengl"))
+    {
+        return Err(bad(
+            "zkgpu is built without wgpu's GL backend (the GPU tests do not run on it); use \
+             vulkan (Mesa's lavapipe where there is no GPU), metal or dx12",
+        ));
+    }
+    let b = wgpu::Backends::from_comma_list(list);
+    if b.is_empty() {
+        return Err(bad("expected a comma list of vulkan, metal, dx12, webgpu"));
+    }
+    Ok(b)
 }
 
 fn env(name: &str) -> Option<String> {
@@ -525,5 +538,27 @@ mod tests {
             assert_eq!(stride, x * 64);
             assert!(u64::from(x) * u64::from(y) * 64 >= u64::from(n));
         }
+    }
+
+    #[test]
+    fn backend_lists_parse_and_gl_is_refused() {
+        let b = parse_backends("ZKGPU_BACKEND", "vulkan, metal").unwrap();
+        assert_eq!(b, wgpu::Backends::VULKAN | wgpu::Backends::METAL);
+        for list in ["gl", "vulkan,GL", "gles"] {
+            match parse_backends("ZKGPU_BACKEND", list) {
+                Err(GpuError::BadEnv { var, reason, .. }) => {
+                    assert_eq!(var, "ZKGPU_BACKEND");
+                    assert!(reason.contains("without wgpu's GL backend"), "{reason}");
+                }
+                other => panic!("{list}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            parse_backends("WGPU_BACKEND", "cuda"),
+            Err(GpuError::BadEnv {
+                var: "WGPU_BACKEND",
+                ..
+            })
+        ));
     }
 }

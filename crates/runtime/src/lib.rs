@@ -5,6 +5,17 @@
 //!
 //! Async at its core so the same code runs on `wasm32` (WebGPU); native callers wait
 //! with [`BlockOn::block_on`]. This is the lowest crate that imports wgpu.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use zkgpu_runtime::GpuContext;
+//!
+//! // The adapter from ZKGPU_ADAPTER / ZKGPU_BACKEND / ZKGPU_ARITH, else the best one found.
+//! let ctx = GpuContext::from_env_blocking()?;
+//! println!("{} ({:?}), arithmetic {:?}", ctx.info().name, ctx.info().backend, ctx.arith());
+//! # Ok::<(), zkgpu_runtime::GpuError>(())
+//! ```
 
 mod adapter;
 mod arith;
