@@ -42,11 +42,12 @@ const server = await serve(0);
   console.log("server: a malformed URL gets 400, and the page is still served");
 }
 const url = `http://127.0.0.1:${server.address().port}/index.html?msm=${logMsm}&ntt=${logNtt}&prove=${logProve}&depth=${depth}&circom=${circom}`;
+const quiet = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
+  "--disable-sync"];
 const browser = await driver.launch({
   executablePath: chromium,
   headless: true,
-  args: ["--no-sandbox", "--enable-unsafe-webgpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
+  args: [...quiet, "--enable-unsafe-webgpu"],
 });
 let code = 1;
 try {
@@ -87,8 +88,39 @@ try {
     code = 1;
   }
   if (circom !== "none") code = (await snarkjsVerifies(r?.circom)) ? code : 1;
+  // The npm package's API (check/package.html): with WebGPU, then in a browser started
+  // without --enable-unsafe-webgpu (navigator.gpu there, no adapter).
+  code = (await packageChecks(browser, "on")) ? code : 1;
+  const noGpu = await driver.launch({
+    executablePath: chromium,
+    headless: true,
+    args: quiet,
+  });
+  try {
+    code = (await packageChecks(noGpu, "off")) ? code : 1;
+  } finally {
+    await noGpu.close();
+  }
 } catch (e) {
   console.error(`error: ${e.message}`);
+  code = 1;
+}
+
+// Runs check/package.html in `b` (?gpu=on|off) and prints each check; true when all pass.
+async function packageChecks(b, gpu) {
+  const page = await b.newPage();
+  page.on("console", (m) => console.log(`[package ${gpu} console] ${m.text()}`));
+  page.on("pageerror", (e) => console.log(`[package ${gpu} exception] ${e.message}`));
+  await page.goto(`http://127.0.0.1:${server.address().port}/check/package.html?gpu=${gpu}`);
+  await page.waitForFunction(() => /^package: (PASS|FAIL)/.test(document.title), null, {
+    timeout: timeoutS * 1000,
+    polling: 500,
+  });
+  const r = await page.evaluate(() => window.zkgpuPackage);
+  console.log(`npm package API, WebGPU ${gpu}:`);
+  for (const c of r.results) console.log(`  ${c.ok ? "ok  " : "FAIL"} ${c.name}${c.detail ? `: ${c.detail}` : ""}`);
+  await page.close();
+  return r.ok;
 }
 
 // snarkjs verifies the page's circom proof with the fixture's verification key, and rejects
@@ -100,7 +132,8 @@ async function snarkjsVerifies(c) {
   }
   console.log(c.detail);
   const root = new URL("../", import.meta.url);
-  const cli = fileURLToPath(new URL("target/circom-tools/node_modules/snarkjs/build/main.cjs", root));
+  const target = process.env.ZK_TARGET ?? fileURLToPath(new URL("target", root));
+  const cli = `${target}/circom-tools/node_modules/snarkjs/build/main.cjs`;
   if (!existsSync(cli)) {
     console.error("error: snarkjs is not installed (bash scripts/circom.sh tools)");
     return false;

@@ -18,7 +18,9 @@ use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use web_time::Instant;
 use zkgpu_circuits::{MerklePath, MerklePaths, poseidon_config};
-use zkgpu_groth16::{GpuProver, PreparedProvingKey, ProveRequest};
+use zkgpu_groth16::{GpuProver, PreparedProvingKey, ProveError, ProveRequest};
+
+use crate::error::WebError;
 use zkgpu_runtime::GpuContext;
 
 use crate::ms;
@@ -209,15 +211,18 @@ impl std::fmt::Debug for Prover {
 impl Prover {
     /// Reads `key` and uploads its bases (no window multiples: computing them costs seconds
     /// of GPU work on a slow adapter). The circuit's matrices come from the first proof.
-    pub async fn load(ctx: &GpuContext, key: &[u8]) -> Result<Self, String> {
+    pub async fn load(ctx: &GpuContext, key: &[u8]) -> Result<Self, WebError> {
         let t = Instant::now();
-        let pk = read_key(key)?;
+        let pk = read_key(key).map_err(|e| WebError::new("INVALID_KEY", e))?;
         let read_ms = ms(t);
         let t = Instant::now();
         let gpu = GpuProver::<Bls12_381>::new(ctx)
-            .map_err(|e| e.to_string())?
+            .map_err(|e| WebError::new("GPU", e))?
             .with_folding(false);
-        let prepared = gpu.prepare_async(&pk).await.map_err(|e| e.to_string())?;
+        let prepared = gpu
+            .prepare_async(&pk)
+            .await
+            .map_err(|e| WebError::new("GPU", e))?;
         Ok(Self {
             pk,
             gpu,
@@ -235,17 +240,20 @@ impl Prover {
     /// Proves the circuit of `inputs` (JSON, [`MerkleInputs`]) with `r` and `s` from `seed`
     /// (32 bytes). The proof is verified before it is returned; inputs of another shape than
     /// the key's circuit are an error.
-    pub async fn prove(&self, inputs: &str, seed: &[u8]) -> Result<Proved, String> {
+    pub async fn prove(&self, inputs: &str, seed: &[u8]) -> Result<Proved, WebError> {
         let t = Instant::now();
-        let circuit = MerkleInputs::from_json(inputs)?.circuit()?;
+        let bad = |e: String| WebError::new("INVALID_INPUT", e);
+        let circuit = MerkleInputs::from_json(inputs)
+            .and_then(|i| i.circuit())
+            .map_err(bad)?;
         let public = circuit.public_inputs();
-        let (r, s) = randomness::<Fr>(seed)?;
+        let (r, s) = randomness::<Fr>(seed).map_err(bad)?;
         let inputs_ms = ms(t);
         let (proof, timings) = self
             .gpu
-            .run(ProveRequest::circuit(&self.prepared, circuit, (r, s)))
+            .run_async(ProveRequest::circuit(&self.prepared, circuit, (r, s)))
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(prove_error)?;
         Ok(Proved {
             proof: proof_bytes(&proof),
             public_inputs: public.iter().map(Fr::to_string).collect(),
@@ -260,25 +268,42 @@ impl Prover {
     }
 
     /// ark-groth16's proof of the same inputs with the same `r` and `s`, on the CPU, as bytes.
-    pub fn reference(&self, inputs: &str, seed: &[u8]) -> Result<Vec<u8>, String> {
-        let circuit = MerkleInputs::from_json(inputs)?.circuit()?;
-        let (r, s) = randomness::<Fr>(seed)?;
+    pub fn reference(&self, inputs: &str, seed: &[u8]) -> Result<Vec<u8>, WebError> {
+        let bad = |e: String| WebError::new("INVALID_INPUT", e);
+        let circuit = MerkleInputs::from_json(inputs)
+            .and_then(|i| i.circuit())
+            .map_err(bad)?;
+        let (r, s) = randomness::<Fr>(seed).map_err(bad)?;
         let proof = Groth16::<Bls12_381>::create_proof_with_reduction(circuit, &self.pk, r, s)
-            .map_err(|e| format!("ark-groth16: {e}"))?;
+            .map_err(|e| WebError::new("INTERNAL", format!("ark-groth16: {e}")))?;
         Ok(proof_bytes(&proof))
     }
 
     /// Whether `proof` (bytes) verifies for `public_inputs` (decimal) with ark-groth16 against
     /// the key's verifying key; malformed bytes or inputs are an error.
-    pub fn verify(&self, public_inputs: &[String], proof: &[u8]) -> Result<bool, String> {
-        let proof =
-            Proof::<Bls12_381>::deserialize_compressed(proof).map_err(|e| format!("proof: {e}"))?;
+    pub fn verify(&self, public_inputs: &[String], proof: &[u8]) -> Result<bool, WebError> {
+        let bad = |e: String| WebError::new("INVALID_INPUT", e);
+        let proof = Proof::<Bls12_381>::deserialize_compressed(proof)
+            .map_err(|e| bad(format!("proof: {e}")))?;
         let public = public_inputs
             .iter()
             .enumerate()
             .map(|(i, s)| field(&format!("public input {i}"), s))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(bad)?;
         Groth16::<Bls12_381>::verify_proof(self.prepared.verifying_key(), &proof, &public)
-            .map_err(|e| e.to_string())
+            .map_err(|e| WebError::new("INTERNAL", e))
     }
+}
+
+/// A failed proof, classified: an unsatisfied circuit, inputs of another circuit than the
+/// key's, the GPU, or anything else.
+fn prove_error(e: ProveError) -> WebError {
+    let code = match &e {
+        ProveError::Unsatisfied { .. } | ProveError::ProofRejected => "NOT_SATISFIED",
+        ProveError::KeyMismatch { .. } => "INVALID_INPUT",
+        ProveError::Gpu(_) | ProveError::Msm(_) => "GPU",
+        _ => "INTERNAL",
+    };
+    WebError::new(code, e)
 }

@@ -19,6 +19,7 @@ use zkgpu_runtime::GpuContext;
 
 pub mod api;
 pub mod circom;
+pub mod error;
 pub mod prove;
 
 type G1 = <Bls12_381G1 as GpuCurve>::Projective;
@@ -133,14 +134,14 @@ pub async fn run_suite(ctx: &GpuContext, sizes: Sizes) -> Result<Report, String>
     let prepared = msm.prepare(&bases).map_err(|e| e.to_string())?;
     let t = Instant::now();
     let first = msm
-        .run(MsmRequest::new(&prepared, &scalars))
+        .run_async(MsmRequest::new(&prepared, &scalars))
         .await
         .and_then(MsmOutput::sum)
         .map_err(|e| e.to_string())?;
     let first_ms = ms(t);
     let t = Instant::now();
     let second = msm
-        .run(MsmRequest::new(&prepared, &scalars))
+        .run_async(MsmRequest::new(&prepared, &scalars))
         .await
         .and_then(MsmOutput::sum)
         .map_err(|e| e.to_string())?;
@@ -176,9 +177,9 @@ pub async fn run_suite(ctx: &GpuContext, sizes: Sizes) -> Result<Report, String>
             let mut v = values.clone();
             let t = Instant::now();
             if inverse {
-                ntt.ifft(&domain, &mut v).await
+                ntt.ifft_async(&domain, &mut v).await
             } else {
-                ntt.fft(&domain, &mut v).await
+                ntt.fft_async(&domain, &mut v).await
             }
             .map_err(|e| e.to_string())?;
             *time = ms(t);

@@ -10,6 +10,7 @@ use zkgpu_runtime::{ContextOptions, GpuContext};
 
 use crate::api::{self, MerkleInputs};
 use crate::circom;
+use crate::error::WebError;
 
 #[wasm_bindgen]
 extern "C" {
@@ -21,8 +22,17 @@ thread_local! {
     static CONTEXT: RefCell<Option<GpuContext>> = const { RefCell::new(None) };
 }
 
+/// A JS `Error` with `message` and `code` set (`web/zkgpu.js` passes it on).
+fn js_error(e: WebError) -> JsValue {
+    let err = js_sys::Error::new(&e.message);
+    // Setting a property on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code));
+    err.into()
+}
+
+/// An error of the suite or the key tools: code `INTERNAL` unless said otherwise.
 fn js(e: impl std::fmt::Display) -> JsValue {
-    JsValue::from_str(&e.to_string())
+    js_error(WebError::new("INTERNAL", e))
 }
 
 /// The page's GPU context: the browser's WebGPU adapter, opened once. A panic's message goes
@@ -34,7 +44,7 @@ async fn context() -> Result<GpuContext, JsValue> {
     std::panic::set_hook(Box::new(|info| error(&format!("zkgpu panicked: {info}"))));
     let ctx = GpuContext::new(ContextOptions::default())
         .await
-        .map_err(js)?;
+        .map_err(|e| js_error(WebError::new("NO_WEBGPU", e)))?;
     CONTEXT.with(|c| *c.borrow_mut() = Some(ctx.clone()));
     Ok(ctx)
 }
@@ -107,7 +117,7 @@ impl Prover {
     /// no adapter, out of GPU memory).
     pub async fn load(key: Vec<u8>) -> Result<Prover, JsValue> {
         let ctx = context().await?;
-        let inner = api::Prover::load(&ctx, &key).await.map_err(js)?;
+        let inner = api::Prover::load(&ctx, &key).await.map_err(js_error)?;
         Ok(Prover {
             inner: Rc::new(inner),
         })
@@ -118,7 +128,7 @@ impl Prover {
     pub fn prove(&self, inputs: String, seed: Vec<u8>) -> js_sys::Promise {
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
-            let proved = inner.prove(&inputs, &seed).await.map_err(js)?;
+            let proved = inner.prove(&inputs, &seed).await.map_err(js_error)?;
             #[derive(serde::Serialize)]
             #[serde(rename_all = "camelCase")]
             struct Wire<'a> {
@@ -139,13 +149,14 @@ impl Prover {
 
     /// ark-groth16's proof (bytes) of `inputs` for the same `seed`, on the CPU.
     pub fn reference(&self, inputs: &str, seed: &[u8]) -> Result<Vec<u8>, JsValue> {
-        self.inner.reference(inputs, seed).map_err(js)
+        self.inner.reference(inputs, seed).map_err(js_error)
     }
 
     /// Whether `proof` verifies for `public_inputs` (a JSON array of decimal strings).
     pub fn verify(&self, public_inputs: &str, proof: &[u8]) -> Result<bool, JsValue> {
-        let public: Vec<String> = serde_json::from_str(public_inputs).map_err(js)?;
-        self.inner.verify(&public, proof).map_err(js)
+        let public: Vec<String> = serde_json::from_str(public_inputs)
+            .map_err(|e| js_error(WebError::new("INVALID_INPUT", e)))?;
+        self.inner.verify(&public, proof).map_err(js_error)
     }
 
     /// The domain size of the key's circuit.
@@ -181,10 +192,28 @@ impl CircomProver {
     /// adapter, out of GPU memory).
     pub async fn load(zkey: Vec<u8>) -> Result<CircomProver, JsValue> {
         let ctx = context().await?;
-        let inner = circom::CircomProver::load(&ctx, &zkey).await.map_err(js)?;
+        let inner = circom::CircomProver::load(&ctx, &zkey)
+            .await
+            .map_err(js_error)?;
         Ok(CircomProver {
             inner: Rc::new(inner),
         })
+    }
+
+    /// Reads the key for the CPU prover in this module (a page without WebGPU); rejects with
+    /// the reason (a malformed or foreign key).
+    #[wasm_bindgen(js_name = loadCpu)]
+    pub fn load_cpu(zkey: &[u8]) -> Result<CircomProver, JsValue> {
+        let inner = circom::CircomProver::load_cpu(zkey).map_err(js_error)?;
+        Ok(CircomProver {
+            inner: Rc::new(inner),
+        })
+    }
+
+    /// Where this prover proves: `"webgpu"` or `"cpu"`.
+    #[wasm_bindgen(getter)]
+    pub fn backend(&self) -> String {
+        self.inner.backend().to_owned()
     }
 
     /// Proves the `.wtns` bytes with `r` and `s` from `seed` (32 bytes); resolves to JSON
@@ -192,7 +221,7 @@ impl CircomProver {
     pub fn prove(&self, wtns: Vec<u8>, seed: Vec<u8>) -> js_sys::Promise {
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
-            let proved = inner.prove(&wtns, &seed).await.map_err(js)?;
+            let proved = inner.prove(&wtns, &seed).await.map_err(js_error)?;
             Ok(JsValue::from_str(
                 &serde_json::to_string(&proved).map_err(js)?,
             ))
@@ -201,13 +230,13 @@ impl CircomProver {
 
     /// The CPU prover's proof (JSON) of the same witness for the same seed.
     pub fn reference(&self, wtns: &[u8], seed: &[u8]) -> Result<String, JsValue> {
-        let proof = self.inner.reference(wtns, seed).map_err(js)?;
+        let proof = self.inner.reference(wtns, seed).map_err(js_error)?;
         serde_json::to_string(&proof).map_err(js)
     }
 
     /// Whether `proof` (JSON) verifies for `public_signals` (JSON) against the key.
     pub fn verify(&self, public_signals: &str, proof: &str) -> Result<bool, JsValue> {
-        self.inner.verify(public_signals, proof).map_err(js)
+        self.inner.verify(public_signals, proof).map_err(js_error)
     }
 
     /// Constraints of the key's circuit.

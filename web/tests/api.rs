@@ -60,7 +60,8 @@ fn malformed_keys_inputs_seeds_and_proofs_are_refused() {
     assert!(read_key(&key).is_ok());
     for bad in [&[][..], &key[..key.len() / 2], &[0xff; 64][..]] {
         let e = pollster::block_on(Prover::load(&ctx, bad)).unwrap_err();
-        assert!(e.starts_with("proving key:"), "{e}");
+        assert!(e.message.starts_with("proving key:"), "{e}");
+        assert_eq!(e.code, "INVALID_KEY");
     }
     let p = pollster::block_on(Prover::load(&ctx, &key)).unwrap();
     let good = MerkleInputs::random(1, 2, 5);
@@ -112,10 +113,12 @@ fn malformed_keys_inputs_seeds_and_proofs_are_refused() {
     ];
     for (inputs, why) in &cases {
         let e = prove(inputs).unwrap_err();
-        assert!(e.contains(why), "{inputs}: {e}");
+        assert!(e.message.contains(why), "{inputs}: {e}");
+        assert_eq!(e.code, "INVALID_INPUT", "{inputs}: {e}");
     }
     let e = pollster::block_on(p.prove(&good.to_json(), &[1; 31])).unwrap_err();
-    assert!(e.contains("31 bytes"), "{e}");
+    assert!(e.message.contains("31 bytes"), "{e}");
+    assert_eq!(e.code, "INVALID_INPUT");
     // The key still proves after every refusal.
     let proved = prove(&good.to_json()).unwrap();
     assert!(p.verify(&proved.public_inputs, &proved.proof).unwrap());

@@ -50,7 +50,14 @@ fn bad_keys_witnesses_and_seeds_are_refused() {
     let e = CircomProver::load(ctx, &fixture("merkle.wtns"))
         .block_on()
         .unwrap_err();
-    assert!(e.contains("not a .zkey"), "{e}");
+    assert!(e.message.contains("not a .zkey"), "{e}");
+    assert_eq!(e.code, "INVALID_KEY");
+    assert_eq!(
+        CircomProver::load_cpu(&fixture("merkle.wtns"))
+            .unwrap_err()
+            .code,
+        "INVALID_KEY"
+    );
     let p = CircomProver::load(ctx, &fixture("multiplier.zkey"))
         .block_on()
         .unwrap();
@@ -58,15 +65,54 @@ fn bad_keys_witnesses_and_seeds_are_refused() {
         .prove(&fixture("merkle.wtns"), &[1; 32])
         .block_on()
         .unwrap_err();
-    assert!(e.contains("2086 values"), "{e}");
+    assert!(e.message.contains("2086 values"), "{e}");
+    assert_eq!(e.code, "WITNESS_MISMATCH");
     let e = p
         .prove(&fixture("multiplier.wtns"), &[1; 31])
         .block_on()
         .unwrap_err();
-    assert!(e.contains("31 bytes"), "{e}");
+    assert!(e.message.contains("31 bytes"), "{e}");
+    assert_eq!(e.code, "INVALID_INPUT");
     let e = p
         .prove(&fixture("merkle.zkey"), &[1; 32])
         .block_on()
         .unwrap_err();
-    assert!(e.contains("not a .wtns"), "{e}");
+    assert!(e.message.contains("not a .wtns"), "{e}");
+    assert_eq!(e.code, "INVALID_WITNESS");
+}
+
+#[test]
+fn the_cpu_backend_proves_what_the_gpu_does_and_refuses_alike() {
+    let gpu = CircomProver::load(context(), &fixture("merkle.zkey"))
+        .block_on()
+        .unwrap();
+    let cpu = CircomProver::load_cpu(&fixture("merkle.zkey")).unwrap();
+    assert_eq!((gpu.backend(), cpu.backend()), ("webgpu", "cpu"));
+    let wtns = fixture("merkle.wtns");
+    let seed = [3u8; 32];
+    let (a, b) = (
+        gpu.prove(&wtns, &seed).block_on().unwrap(),
+        cpu.prove(&wtns, &seed).block_on().unwrap(),
+    );
+    assert_eq!(a.proof, b.proof);
+    assert_eq!(a.public_signals, b.public_signals);
+    assert_eq!((a.backend, b.backend), ("webgpu", "cpu"));
+    assert!(b.times.prove_ms > 0.0 && b.times.verify_ms > 0.0);
+    let json = serde_json::to_value(&b).unwrap();
+    assert_eq!(json["backend"], "cpu");
+    assert!(json["times"]["proveMs"].is_number());
+    // A witness changed in one private value satisfies no constraint system: both refuse it.
+    let mut values = zkgpu_circom::read_wtns(&wtns).unwrap();
+    let last = values.len() - 1;
+    values[last] += ark_bn254::Fr::from(1u64);
+    let bad = zkgpu_circom::write_wtns(&values);
+    for p in [&gpu, &cpu] {
+        let e = p.prove(&bad, &seed).block_on().unwrap_err();
+        assert_eq!(e.code, "NOT_SATISFIED", "{} backend: {e}", p.backend());
+    }
+    let e = cpu
+        .prove(&fixture("multiplier.wtns"), &seed)
+        .block_on()
+        .unwrap_err();
+    assert_eq!(e.code, "WITNESS_MISMATCH");
 }
