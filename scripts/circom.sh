@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # circom and snarkjs against zkgpu, with the real tools from the npm registry (snarkjs, the
 # circom compiler's wasm build circom2, circomlib; pinned below, installed into
-# target/circom-tools the first time).
+# <target dir>/circom-tools the first time).
 #   scripts/circom.sh test       zkgpu prove-circom on the fixtures (the GPU wgpu finds, e.g.
 #                                lavapipe); snarkjs verifies each proof and rejects a tampered
 #                                public signal; a key made by zkgpu circom-setup is read by
@@ -18,16 +18,14 @@ export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 # Software Vulkan drivers warn about the SPIR-V of large shaders: errors only.
 export ZKGPU_LOG=${ZKGPU_LOG:-error}
 FIX=crates/circom/tests/fixtures
-TOOLS=target/circom-tools
+source scripts/common.sh
+TOOLS=$(zk_target_dir)/circom-tools
 SNARKJS=snarkjs@0.7.6
 CIRCOM2=circom2@0.2.23
 CIRCOMLIB=circomlib@2.0.5
 
-need() { command -v "$1" >/dev/null || { echo "error: $1 not found; $2" >&2; exit 1; }; }
-
 tools() {
-  need node "install Node.js 18 or newer"
-  need npm "install Node.js 18 or newer (with npm)"
+  zk_need_node
   if [[ ! -x $TOOLS/node_modules/.bin/snarkjs || ! -x $TOOLS/node_modules/.bin/circom2 ]]; then
     echo "installing $SNARKJS $CIRCOM2 $CIRCOMLIB into $TOOLS ..." >&2
     mkdir -p "$TOOLS"
@@ -53,7 +51,7 @@ fixtures() {
     snarkjs powersoftau prepare phase2 pot1.ptau pot.ptau >/dev/null
     for src in *.circom; do
       local c=${src%.circom}
-      "$root/$TOOLS/node_modules/.bin/circom2" "$src" --r1cs --wasm -o . -l . >/dev/null
+      "$TOOLS/node_modules/.bin/circom2" "$src" --r1cs --wasm -o . -l . >/dev/null
       snarkjs groth16 setup "$c.r1cs" pot.ptau "${c}_0.zkey" >/dev/null
       snarkjs zkey contribute "${c}_0.zkey" "$c.zkey" --name=zkgpu -e="zkgpu $c" >/dev/null
       snarkjs zkey export verificationkey "$c.zkey" "${c}_vkey.json" >/dev/null
@@ -90,7 +88,7 @@ patch() {
 test_() {
   tools
   cargo build --quiet -p zkgpu-cli --bin zkgpu
-  ZKGPU=target/debug/zkgpu
+  ZKGPU=$(zk_target_dir)/debug/zkgpu
   local out
   out=$(mktemp -d)
   for c in multiplier merkle; do
@@ -110,6 +108,22 @@ test_() {
   snarkjs groth16 verify "$FIX/merkle_vkey.json" "$out/c-public.json" "$out/c-proof.json" ||
     fail "snarkjs rejected zkgpu's proof from the cached key"
   echo "snarkjs verified zkgpu's proof from the cached prepared key"
+  # --quiet prints nothing on success (as rapidsnark); --json one object on stdout.
+  "$ZKGPU" prove-circom "$FIX/merkle.zkey" "$FIX/merkle.wtns" "$out/q-proof.json" "$out/q-public.json" \
+    --cache-dir "$out/cache" --quiet >"$out/quiet.out" 2>"$out/quiet.err" || fail "zkgpu prove-circom --quiet"
+  # (stderr may carry the driver's own notes, e.g. lavapipe's conformance warning.)
+  [[ ! -s $out/quiet.out ]] && ! grep -qi "proof\|key\|context" "$out/quiet.err" ||
+    fail "--quiet printed: $(cat "$out/quiet.out" "$out/quiet.err")"
+  "$ZKGPU" prove-circom "$FIX/merkle.zkey" "$FIX/merkle.wtns" "$out/j-proof.json" "$out/j-public.json" \
+    --cache-dir "$out/cache" --json --runs 1 --verify "$FIX/merkle_vkey.json" >"$out/report.json" ||
+    fail "zkgpu prove-circom --json"
+  node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1]));
+    if (r.verified !== true || r.timed_proofs_seconds.length !== 1 || !(r.steps_seconds.first_proof > 0))
+      { console.error("unexpected --json report: " + JSON.stringify(r)); process.exit(1); }' "$out/report.json" ||
+    fail "--json's report"
+  snarkjs groth16 verify "$FIX/merkle_vkey.json" "$out/q-public.json" "$out/q-proof.json" >/dev/null ||
+    fail "snarkjs rejected the --quiet run's proof"
+  echo "--quiet printed nothing, --json printed one object, and both proofs verify"
   # A public signal changed by one: snarkjs must reject the proof.
   node -e 'const fs=require("fs");const p=JSON.parse(fs.readFileSync(process.argv[1]));
     p[p.length-1]=(BigInt(p[p.length-1])+1n).toString();

@@ -5,7 +5,20 @@
 # Sourced by scripts/test.sh and scripts/run.sh.
 set -euo pipefail
 
-have_loader() { ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1'; }
+# The loader: ldconfig's cache (ldconfig lives in /sbin, off a normal user's PATH on Debian),
+# else the library in the usual directories.
+have_loader() {
+  local ldc d
+  for ldc in ldconfig /sbin/ldconfig /usr/sbin/ldconfig; do
+    if command -v "$ldc" >/dev/null && "$ldc" -p 2>/dev/null | grep -q 'libvulkan\.so\.1'; then
+      return 0
+    fi
+  done
+  for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib /usr/local/lib; do
+    [[ -e $d/libvulkan.so.1 ]] && return 0
+  done
+  return 1
+}
 have_driver() {
   local d
   for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d; do

@@ -6,12 +6,13 @@
 # a 2^16 domain on BLS12-381, one timed proof).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v cargo >/dev/null || { echo "error: cargo not found; install Rust 1.87 or newer (https://rustup.rs)" >&2; exit 1; }
+source scripts/common.sh
+zk_need_rust
 bash scripts/ensure-vulkan.sh
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 cargo build --release -p zkgpu-cli --bin zkgpu
-./target/release/zkgpu info
+"$(zk_target_dir)/release/zkgpu" info
 if (( $# == 0 )); then
   set -- --circuit sha256 --log-constraints 16 --curve bls12-381 --runs 1
 fi
-./target/release/zkgpu prove "$@"
+"$(zk_target_dir)/release/zkgpu" prove "$@"

@@ -2,13 +2,14 @@
 # The test command: installs a software Vulkan driver where no Vulkan driver is present, then
 # runs every test of the workspace, then circom's tools against zkgpu (scripts/circom.sh
 # test: snarkjs from npm verifies zkgpu prove-circom's proofs), then the browser page in
-# headless Chromium
-# (scripts/web.sh test; installs Chromium and wasm-bindgen-cli if missing; skipped when
+# headless Chromium and the npm package's types
+# (scripts/web.sh test and pack; installs Chromium and wasm-bindgen-cli if missing; skipped when
 # arguments filter the tests or ZKGPU_SKIP_BROWSER=1). GPU tests fail (never skip) when no
 # adapter is found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v cargo >/dev/null || { echo "error: cargo not found; install Rust 1.87 or newer (https://rustup.rs)" >&2; exit 1; }
+source scripts/common.sh
+zk_need_rust
 bash scripts/ensure-vulkan.sh
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 cargo run --quiet -p zkgpu-cli --bin zkgpu -- info
@@ -37,6 +38,13 @@ if (( $# == 0 )) && [[ ${ZKGPU_SKIP_BROWSER:-0} != 1 ]]; then
     echo "browser test: passed"
   else
     echo "browser test: FAILED"
+    status=1
+  fi
+  echo "== npm package: scripts/web.sh pack (npm pack, a consumer's tsc --noEmit)"
+  if bash scripts/web.sh pack; then
+    echo "npm package: passed"
+  else
+    echo "npm package: FAILED"
     status=1
   fi
 fi

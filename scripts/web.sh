@@ -8,34 +8,40 @@
 #                       [--timeout S]
 #                                      build, then run the page in headless Chromium with its
 #                                      software WebGPU adapter; exits non-zero unless every
-#                                      result equals arkworks'
+#                                      result equals arkworks', then the npm package's API
+#                                      (web/check/package.html) with and without WebGPU
+#   scripts/web.sh pack                build, npm pack, and type-check a consumer of the tarball
 # Installs what is missing: the wasm32 target (rustup), wasm-bindgen-cli at the version
-# web/Cargo.toml pins (cargo install, a few minutes once), Chromium (apt, for `test`), the
+# web/Cargo.toml pins (cargo install into <target dir>/tools, a few minutes once; a wasm-bindgen
+# on PATH is left alone), Chromium (apt, for `test`), the
 # browser driver playwright-core (npm, for `test`) and snarkjs (npm, scripts/circom.sh, for
 # `test`: it verifies the page's circom proof).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
-
-need() { command -v "$1" >/dev/null || { echo "error: $1 not found; $2" >&2; exit 1; }; }
+source scripts/common.sh
 
 build() {
-  need cargo "install Rust 1.87 or newer (https://rustup.rs)"
+  zk_need_rust
+  local target
+  target=$(zk_target_dir)
   if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
     rustup target add wasm32-unknown-unknown
   fi
   local want
   want=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' web/Cargo.toml)
-  if [[ $(wasm-bindgen --version 2>/dev/null) != "wasm-bindgen $want" ]]; then
-    echo "installing wasm-bindgen-cli $want (matches the wasm-bindgen crate) ..." >&2
+  # The project's own copy, in the target directory: the user's global one is not touched.
+  local bindgen=$target/tools/bin/wasm-bindgen
+  if [[ $("$bindgen" --version 2>/dev/null) != "wasm-bindgen $want" ]]; then
+    echo "installing wasm-bindgen-cli $want (matches the wasm-bindgen crate) into $target/tools ..." >&2
     # --locked first; the registry mirror may lack a locked dependency version. --force:
     # cargo skips a version its records list as installed even when the binary is gone.
-    cargo install --quiet --force --locked wasm-bindgen-cli --version "$want" ||
-      cargo install --quiet --force wasm-bindgen-cli --version "$want"
+    cargo install --quiet --force --locked --root "$target/tools" wasm-bindgen-cli --version "$want" ||
+      cargo install --quiet --force --root "$target/tools" wasm-bindgen-cli --version "$want"
   fi
   cargo build --release -p zkgpu-web --target wasm32-unknown-unknown
-  wasm-bindgen --target web --no-typescript --out-dir web/pkg \
-    target/wasm32-unknown-unknown/release/zkgpu_web.wasm
+  "$bindgen" --target web --out-dir web/pkg \
+    "$target/wasm32-unknown-unknown/release/zkgpu_web.wasm"
   # The circom fixtures the page proves (main.js: ?circom=NAME).
   mkdir -p web/pkg/circom
   cp crates/circom/tests/fixtures/*.zkey crates/circom/tests/fixtures/*.wtns web/pkg/circom/
@@ -69,28 +75,54 @@ case $cmd in
   serve)
     build
     key 10 2
-    need node "install Node.js 18 or newer"
+    zk_need_node
     exec node web/serve.mjs "${1:-8080}"
     ;;
   test)
     build
     prove=$(arg prove 10 "$@")
     ((prove > 0)) && key "$prove" "$(arg depth 2 "$@")"
-    need node "install Node.js 18 or newer"
-    if [[ -z ${CHROMIUM:-} ]] && [[ ! -x /usr/lib/chromium/chromium ]] && ! command -v chromium >/dev/null; then
-      bash scripts/apt-install.sh "no Chromium found (the page test drives headless Chromium)" chromium
+    zk_need_node
+    if [[ -z $(zk_find_chromium) ]]; then
+      bash scripts/apt-install.sh "no Chromium found (the page test drives headless Chromium; or set CHROMIUM to a Chromium or Chrome binary)" chromium
     fi
-    need npm "install npm (it comes with Node.js)"
-    if [[ ! -f web/node_modules/playwright-core/package.json ]]; then
-      # playwright-core, pinned by web/package-lock.json, drives the browser.
+    CHROMIUM=$(zk_find_chromium)
+    [[ -n $CHROMIUM ]] || zk_die "no Chromium found after installing it; set CHROMIUM to a Chromium or Chrome binary"
+    export CHROMIUM
+    if [[ ! -f web/node_modules/playwright-core/package.json || ! -f web/node_modules/typescript/package.json ]]; then
+      # playwright-core and typescript, pinned by web/package-lock.json.
       npm ci --prefix web --no-audit --no-fund
     fi
     # snarkjs, which verifies the page's circom proof (scripts/circom.sh installs it).
     bash scripts/circom.sh tools
+    ZK_TARGET=$(zk_target_dir)
+    export ZK_TARGET
     exec node web/e2e.mjs "$@"
     ;;
+  pack)
+    # The npm package: npm pack, then a consumer (web/check/consumer.ts) installs the tarball
+    # and type-checks against it with tsc --noEmit (strict).
+    build
+    zk_need_node
+    [[ -f web/node_modules/typescript/package.json ]] || npm ci --prefix web --no-audit --no-fund
+    out=$(zk_target_dir)/npm
+    rm -rf "$out" && mkdir -p "$out/consumer"
+    tarball=$(cd web && npm pack --silent --pack-destination "$out")
+    echo "packed $out/$tarball ($(du -h "$out/$tarball" | cut -f1)): $(tar tzf "$out/$tarball" | tr '\n' ' ')"
+    cp web/check/consumer.ts "$out/consumer/"
+    cat >"$out/consumer/package.json" <<'JSON'
+{ "name": "zkgpu-consumer", "private": true, "type": "module" }
+JSON
+    cat >"$out/consumer/tsconfig.json" <<'JSON'
+{ "compilerOptions": { "strict": true, "noEmit": true, "target": "es2022", "module": "nodenext",
+  "moduleResolution": "nodenext", "lib": ["es2022", "dom"], "types": [] }, "files": ["consumer.ts"] }
+JSON
+    (cd "$out/consumer" && npm install --no-audit --no-fund --silent "../$tarball")
+    node web/node_modules/typescript/bin/tsc -p "$out/consumer/tsconfig.json"
+    echo "the packed package's types check (tsc --noEmit on web/check/consumer.ts)"
+    ;;
   *)
-    echo "usage: scripts/web.sh build | serve [PORT] | test [--msm K] [--ntt K] [--prove K] [--depth D] [--timeout S]" >&2
+    echo "usage: scripts/web.sh build | serve [PORT] | test [--msm K] [--ntt K] [--prove K] [--depth D] [--timeout S] | pack" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Sourced by the scripts: the versions zkgpu needs, checked with messages that say what to
+# install; the build's target directory (CARGO_TARGET_DIR or cargo's configuration honoured);
+# the browser.
+
+# Rust: what the workspace's rust-version says (let-chains need 1.88).
+ZK_RUST_MIN=1.88
+# Node.js: the pinned playwright-core and snarkjs need 20.
+ZK_NODE_MIN=20
+
+zk_die() { echo "error: $*" >&2; exit 1; }
+
+# "a.b.c" >= "x.y"?
+zk_version_ge() {
+  local have=$1 want=$2
+  [[ $(printf '%s\n%s\n' "$want" "$have" | sort -V | head -1) == "$want" ]]
+}
+
+zk_need_rust() {
+  command -v cargo >/dev/null ||
+    zk_die "cargo not found; install Rust $ZK_RUST_MIN or newer (https://rustup.rs)"
+  local v
+  v=$(rustc --version 2>/dev/null | awk '{print $2}')
+  zk_version_ge "${v%%-*}" "$ZK_RUST_MIN" ||
+    zk_die "Rust ${v:-?} found; zkgpu needs $ZK_RUST_MIN or newer (rustup update stable)"
+}
+
+zk_need_node() {
+  command -v node >/dev/null ||
+    zk_die "node not found; install Node.js $ZK_NODE_MIN or newer (e.g. apt-get install nodejs on Debian 13 / Ubuntu 24.04, or https://nodejs.org)"
+  local v
+  v=$(node --version 2>/dev/null)
+  v=${v#v}
+  zk_version_ge "$v" "$ZK_NODE_MIN" ||
+    zk_die "Node.js $v found; zkgpu's browser and circom tests need $ZK_NODE_MIN or newer"
+  command -v npm >/dev/null || zk_die "npm not found; install it with Node.js (apt-get install npm)"
+}
+
+# The absolute target directory cargo builds into (CARGO_TARGET_DIR, .cargo/config.toml or
+# ./target), set once as ZK_TARGET.
+zk_target_dir() {
+  if [[ -z ${ZK_TARGET:-} ]]; then
+    ZK_TARGET=$(cargo metadata --format-version 1 --no-deps 2>/dev/null |
+      sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+    [[ -n $ZK_TARGET ]] || zk_die "cargo metadata did not name a target directory"
+    export ZK_TARGET
+  fi
+  echo "$ZK_TARGET"
+}
+
+# The Chromium (or Chrome) binary to drive: $CHROMIUM, else where Debian, Ubuntu or Google put
+# it; empty when there is none.
+zk_find_chromium() {
+  local c
+  if [[ -n ${CHROMIUM:-} ]]; then
+    echo "$CHROMIUM"
+    return
+  fi
+  for c in /usr/lib/chromium/chromium /usr/bin/chromium /usr/lib/chromium-browser/chromium-browser \
+    /snap/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome-stable /usr/bin/google-chrome \
+    /opt/google/chrome/chrome; do
+    if [[ -x $c ]]; then
+      echo "$c"
+      return
+    fi
+  done
+}
