@@ -25,6 +25,8 @@ use zkgpu_testing::distinct_bases;
 const AUTO_SLACK: f64 = 1.05;
 /// Most a scalar pattern may cost over uniform scalars on the same layout.
 const PATTERN_SLACK: f64 = 1.2;
+/// GPU work before each size's first cell.
+const CLOCK_WARMUP: std::time::Duration = std::time::Duration::from_millis(500);
 
 #[derive(Parser, Debug)]
 #[command(
@@ -135,6 +137,10 @@ where
         let plan = msm.plan(n, 1);
         let plain = msm.prepare(&bases)?;
         let auto = msm.prepare_sets_planned(&[&bases]).block_on()?;
+        // The GPU idled while the host made and prepared the bases: bring its clock up
+        // before the first (uniform) cell, the base of every pattern's ratio. Without it the
+        // 2^16 uniform cells read 1.3-2x direct runs (docs/log/2026-11-28-first-calls.md).
+        msm.warm_clock(CLOCK_WARMUP).block_on()?;
         let mut base_time = [0.0f64; 2];
         for pattern in PATTERNS {
             let s = scalars::<C>(pattern, n, &mut rng);
