@@ -258,37 +258,32 @@ export async function loadCircom(zkeyBytes) {
   return (await circomKeyOf(zkeyBytes, {})).key;
 }
 
+// Runs f on zkey's handle, freeing a handle loaded for this call alone.
+async function withKey(zkey, options, f) {
+  const { key, owned } = await circomKeyOf(zkey, options);
+  try {
+    return await f(key);
+  } finally {
+    if (owned) key.free();
+  }
+}
+
 // snarkjs.groth16.prove on the page's WebGPU (or the CPU where there is none): resolves to
 // { proof, publicSignals, backend, timings } with proof and publicSignals in snarkjs' shapes;
 // r and s from crypto.getRandomValues unless options.seed (32 bytes) fixes them. Rejects with
 // a ZkgpuError (a malformed or foreign key, a witness of another circuit or that does not
 // satisfy it, a fetch that failed, a GPU error).
 export async function groth16Prove(zkey, wtns, options = {}) {
-  const { key, owned } = await circomKeyOf(zkey, options);
-  try {
-    return await key.prove(wtns, options);
-  } finally {
-    if (owned) key.free();
-  }
+  return withKey(zkey, options, (key) => key.prove(wtns, options));
 }
 
 // Whether a snarkjs proof verifies for publicSignals against zkey's verifying key.
 export async function groth16Verify(zkey, publicSignals, proof) {
-  const { key, owned } = await circomKeyOf(zkey, { backend: "cpu" });
-  try {
-    return await key.verify(publicSignals, proof);
-  } finally {
-    if (owned) key.free();
-  }
+  return withKey(zkey, { backend: "cpu" }, (key) => key.verify(publicSignals, proof));
 }
 
 // The CPU prover's proof (ark-groth16 with circom's reduction, in the module) of the same
 // witness for the same seed: what groth16Prove's proof must equal.
 export async function groth16ReferenceProof(zkey, wtns, seed) {
-  const { key, owned } = await circomKeyOf(zkey, { backend: "cpu" });
-  try {
-    return await key.referenceProof(wtns, seed);
-  } finally {
-    if (owned) key.free();
-  }
+  return withKey(zkey, { backend: "cpu" }, (key) => key.referenceProof(wtns, seed));
 }

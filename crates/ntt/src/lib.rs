@@ -35,6 +35,7 @@ mod budget;
 mod data;
 mod domain;
 mod engine;
+mod host;
 mod params;
 mod plan;
 mod twists;
