@@ -36,8 +36,13 @@ build() {
     echo "installing wasm-bindgen-cli $want (matches the wasm-bindgen crate) into $target/tools ..." >&2
     # --locked first; the registry mirror may lack a locked dependency version. --force:
     # cargo skips a version its records list as installed even when the binary is gone.
-    cargo install --quiet --force --locked --root "$target/tools" wasm-bindgen-cli --version "$want" ||
-      cargo install --quiet --force --root "$target/tools" wasm-bindgen-cli --version "$want"
+    # Built under the target directory, not $TMPDIR (a small /tmp filled up in CI), and removed.
+    local build="$target/tools-build"
+    cargo install --quiet --force --locked --root "$target/tools" --target-dir "$build" \
+      wasm-bindgen-cli --version "$want" ||
+      cargo install --quiet --force --root "$target/tools" --target-dir "$build" \
+        wasm-bindgen-cli --version "$want"
+    rm -rf "$build"
   fi
   cargo build --release -p zkgpu-web --target wasm32-unknown-unknown
   "$bindgen" --target web --out-dir web/pkg \

@@ -187,7 +187,19 @@ pub fn read_proof_json(text: &str) -> Result<Proof<Bn254>, CircomError> {
 
 /// Reads snarkjs' `public.json`.
 pub fn read_public_json(text: &str) -> Result<Vec<Fr>, CircomError> {
-    let d = Doc::parse(text, "public.json")?;
+    decimal_array(text, "public.json")
+}
+
+/// Reads a witness as JSON: an array of decimal strings, one per signal, the constant one
+/// first (what `snarkjs wtns export json` writes). Each value must be below the scalar
+/// field's prime.
+pub fn read_witness_json(text: &str) -> Result<Vec<Fr>, CircomError> {
+    decimal_array(text, "witness.json")
+}
+
+/// An array of decimal field elements.
+fn decimal_array(text: &str, file: &'static str) -> Result<Vec<Fr>, CircomError> {
+    let d = Doc::parse(text, file)?;
     let a =
         d.v.as_array()
             .ok_or_else(|| d.error("not an array".into()))?;

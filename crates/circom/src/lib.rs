@@ -50,6 +50,7 @@ mod zkey_write;
 pub use error::CircomError;
 pub use json::{
     proof_json, public_json, read_proof_json, read_public_json, read_verifying_key_json,
+    read_witness_json,
 };
 pub use prove::{
     CircomProof, check_witness, prove_async, prove_with_randomness_async, reference_proof, verify,

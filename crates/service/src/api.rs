@@ -1,0 +1,321 @@
+//! The HTTP API (axum): keys, jobs, proofs; health, readiness and metrics. JSON in and out,
+//! errors as `{"error": {"code", "message"}}` ([`crate::ErrorCode`]).
+//!
+//! | route | what |
+//! |---|---|
+//! | `POST /v1/keys` | register a `.zkey` (the body); 201 new, 200 known |
+//! | `GET /v1/keys`, `GET /v1/keys/{id}` | registered keys |
+//! | `GET /v1/keys/{id}/zkey` | the `.zkey` itself (for workers on other machines) |
+//! | `POST /v1/keys/{id}/jobs` | queue a proof of a witness: a `.wtns` body, or a JSON array of decimal strings |
+//! | `GET /v1/jobs?state=&limit=` | jobs, newest first |
+//! | `GET /v1/jobs/{id}?wait_ms=` | a job; waits up to `wait_ms` (at most 60 s) for it to end |
+//! | `GET /v1/jobs/{id}/proof` | `{"proof": proof.json, "public": public.json}` of a done job |
+//! | `DELETE /v1/jobs/{id}` | cancel a queued or running job |
+//! | `GET /healthz`, `GET /readyz` | alive; ready (the database answers) |
+//! | `GET /metrics` | Prometheus' text format |
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+
+use crate::auth::Tokens;
+use crate::db::{Db, JobState};
+use crate::error::{ErrorCode, Result, ServiceError};
+use crate::events::Events;
+use crate::ids::{check_job_id, check_key_id, random_id};
+use crate::keys::KeyStore;
+use crate::metrics::Metrics;
+
+/// Body size limits of the API.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// A `.zkey`'s largest size.
+    pub key_bytes: usize,
+    /// A witness's largest size (`.wtns` or JSON).
+    pub witness_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            key_bytes: 4 << 30,
+            witness_bytes: 512 << 20,
+        }
+    }
+}
+
+/// What every handler shares.
+#[derive(Clone, Debug)]
+pub(crate) struct AppState {
+    pub db: Db,
+    pub keys: KeyStore,
+    pub tokens: Tokens,
+    pub events: Events,
+    pub metrics: Arc<Metrics>,
+    pub limits: Limits,
+    /// How long ended jobs are kept.
+    pub keep: Duration,
+}
+
+/// The API's routes over `state`.
+pub(crate) fn router(state: AppState) -> Router {
+    let limits = state.limits;
+    let keys = Router::new()
+        .route("/v1/keys", post(register_key).get(list_keys))
+        .layer(DefaultBodyLimit::max(limits.key_bytes));
+    let jobs = Router::new()
+        .route("/v1/keys/{id}/jobs", post(submit))
+        .layer(DefaultBodyLimit::max(limits.witness_bytes));
+    Router::new()
+        .merge(keys)
+        .merge(jobs)
+        .route("/v1/keys/{id}", get(get_key))
+        .route("/v1/keys/{id}/zkey", get(get_zkey))
+        .route("/v1/jobs", get(list_jobs))
+        .route("/v1/jobs/{id}", get(get_job).delete(cancel))
+        .route("/v1/jobs/{id}/proof", get(get_proof))
+        .route("/metrics", get(metrics))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(ready))
+        .with_state(state)
+}
+
+/// The guard before every route but health and readiness: the bearer token, then the
+/// declared body length against the route's limit (refused before the body is read).
+async fn guard(State(s): State<AppState>, req: Request, next: Next) -> Response {
+    let route = route_name(req.uri().path());
+    let auth = req.headers().get(header::AUTHORIZATION);
+    let response = if !s.tokens.accepts(auth.and_then(|v| v.to_str().ok())) {
+        Tokens::refusal().into_response()
+    } else if let Some(e) = over_limit(&s.limits, &req) {
+        e.into_response()
+    } else {
+        next.run(req).await
+    };
+    s.metrics.request(route, response.status().as_u16());
+    response
+}
+
+fn route_name(path: &str) -> &'static str {
+    let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+    match parts.as_slice() {
+        ["v1", "keys"] => "keys",
+        ["v1", "keys", _] => "key",
+        ["v1", "keys", _, "zkey"] => "zkey",
+        ["v1", "keys", _, "jobs"] => "submit",
+        ["v1", "jobs"] => "jobs",
+        ["v1", "jobs", _] => "job",
+        ["v1", "jobs", _, "proof"] => "proof",
+        ["metrics"] => "metrics",
+        _ => "other",
+    }
+}
+
+fn over_limit(limits: &Limits, req: &Request) -> Option<ServiceError> {
+    let path = req.uri().path();
+    let limit = if path == "/v1/keys" {
+        limits.key_bytes
+    } else if path.ends_with("/jobs") {
+        limits.witness_bytes
+    } else {
+        return None;
+    };
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse::<u64>()
+        .ok()?;
+    (declared > limit as u64).then(|| too_large(limit))
+}
+
+fn too_large(limit: usize) -> ServiceError {
+    ServiceError::new(
+        ErrorCode::TooLarge,
+        format!("the body is over the limit of {limit} bytes"),
+    )
+}
+
+/// The body, or the refusal of one over its limit or cut short.
+fn body(b: Result<Bytes, BytesRejection>, limit: usize) -> Result<Bytes> {
+    b.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large(limit)
+        } else {
+            ServiceError::bad_request(format!("the body could not be read: {e}"))
+        }
+    })
+}
+
+async fn ready(State(s): State<AppState>) -> Response {
+    match s.db.ping().await {
+        Ok(()) => "ready\n".into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn metrics(State(s): State<AppState>) -> Result<Response> {
+    let text = s.metrics.render(&s.db).await?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response())
+}
+
+async fn register_key(
+    State(s): State<AppState>,
+    b: Result<Bytes, BytesRejection>,
+) -> Result<Response> {
+    let zkey = body(b, s.limits.key_bytes)?;
+    let store = s.keys.clone();
+    // Reading the key checks every point: seconds for a large one, off the async threads.
+    let info = tokio::task::spawn_blocking(move || store.add(&zkey))
+        .await
+        .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
+    let new = s.db.insert_key(&info).await?;
+    let status = if new {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    tracing::info!(key = %info.id, new, constraints = info.constraints, "key registered");
+    Ok((status, Json(info)).into_response())
+}
+
+async fn list_keys(State(s): State<AppState>) -> Result<Response> {
+    Ok(Json(s.db.keys().await?).into_response())
+}
+
+async fn get_key(State(s): State<AppState>, Path(id): Path<String>) -> Result<Response> {
+    check_key_id(&id)?;
+    let key = s.db.key(&id).await?.ok_or_else(|| unknown_key(&id))?;
+    Ok(Json(key).into_response())
+}
+
+async fn get_zkey(State(s): State<AppState>, Path(id): Path<String>) -> Result<Response> {
+    check_key_id(&id)?;
+    s.db.key(&id).await?.ok_or_else(|| unknown_key(&id))?;
+    let store = s.keys.clone();
+    let bytes = tokio::task::spawn_blocking(move || store.read(&id))
+        .await
+        .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
+    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+}
+
+fn unknown_key(id: &str) -> ServiceError {
+    ServiceError::new(ErrorCode::UnknownKey, format!("no key {id} is registered"))
+}
+
+fn unknown_job(id: &str) -> ServiceError {
+    ServiceError::new(ErrorCode::UnknownJob, format!("no job {id}"))
+}
+
+async fn submit(
+    State(s): State<AppState>,
+    Path(key_id): Path<String>,
+    headers: HeaderMap,
+    b: Result<Bytes, BytesRejection>,
+) -> Result<Response> {
+    check_key_id(&key_id)?;
+    let witness = body(b, s.limits.witness_bytes)?;
+    let key =
+        s.db.key(&key_id)
+            .await?
+            .ok_or_else(|| unknown_key(&key_id))?;
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    let wtns = tokio::task::spawn_blocking(move || {
+        crate::witness::checked_wtns(&witness, json, key.signals as usize)
+    })
+    .await
+    .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
+    let id = random_id();
+    s.db.insert_job(&id, &key_id, &wtns).await?;
+    s.events.submitted();
+    let job = s.db.job(&id).await?.ok_or_else(|| unknown_job(&id))?;
+    Ok((StatusCode::ACCEPTED, Json(job)).into_response())
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    state: Option<String>,
+    limit: Option<i64>,
+}
+
+async fn list_jobs(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Result<Response> {
+    let state = match q.state.as_deref() {
+        None => None,
+        Some(name) => Some(JobState::parse(name).ok_or_else(|| {
+            ServiceError::bad_request(format!(
+                "state {name:?} is not queued, running, done, failed or cancelled"
+            ))
+        })?),
+    };
+    let limit = q.limit.unwrap_or(100).clamp(1, 10_000);
+    Ok(Json(s.db.jobs(state, limit).await?).into_response())
+}
+
+#[derive(Deserialize)]
+struct WaitQuery {
+    wait_ms: Option<u64>,
+}
+
+async fn get_job(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<WaitQuery>,
+) -> Result<Response> {
+    check_job_id(&id)?;
+    let wait = Duration::from_millis(q.wait_ms.unwrap_or(0).min(60_000));
+    let job = s.events.wait_final(&s.db, &id, wait).await?;
+    Ok(Json(job.ok_or_else(|| unknown_job(&id))?).into_response())
+}
+
+async fn get_proof(State(s): State<AppState>, Path(id): Path<String>) -> Result<Response> {
+    check_job_id(&id)?;
+    let job = s.db.job(&id).await?.ok_or_else(|| unknown_job(&id))?;
+    match job.state {
+        JobState::Done => {}
+        JobState::Queued | JobState::Running => {
+            return Err(ServiceError::new(
+                ErrorCode::NotReady,
+                format!("job {id} is {}", job.state.as_str()),
+            ));
+        }
+        JobState::Failed | JobState::Cancelled => {
+            let why = job
+                .error_code
+                .map(|c| format!(" ({c})"))
+                .unwrap_or_default();
+            return Err(ServiceError::new(
+                ErrorCode::NoProof,
+                format!("job {id} is {}{why}", job.state.as_str()),
+            ));
+        }
+    }
+    let (proof, public) = s.db.result(&id).await?.ok_or_else(|| unknown_job(&id))?;
+    let parse = |t: &str| {
+        serde_json::from_str::<serde_json::Value>(t)
+            .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))
+    };
+    let out = serde_json::json!({ "proof": parse(&proof)?, "public": parse(&public)? });
+    Ok(Json(out).into_response())
+}
+
+async fn cancel(State(s): State<AppState>, Path(id): Path<String>) -> Result<Response> {
+    check_job_id(&id)?;
+    s.db.cancel(&id, s.keep).await?;
+    s.events.finished();
+    let job = s.db.job(&id).await?.ok_or_else(|| unknown_job(&id))?;
+    Ok(Json(job).into_response())
+}

@@ -1,0 +1,160 @@
+//! Starting and stopping the service: the API (with or without local worker lanes), or
+//! worker lanes alone against a shared database.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use zkgpu_runtime::DeviceSet;
+
+use crate::api::{AppState, Limits, router};
+use crate::auth::Tokens;
+use crate::db::Db;
+use crate::error::{ErrorCode, Result, ServiceError};
+use crate::events::Events;
+use crate::keys::KeyStore;
+use crate::metrics::Metrics;
+use crate::worker::{KeySource, WorkerConfig, Workers};
+
+/// How the API runs.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// Where it listens (port 0: any free port, see [`Running::addr`]).
+    pub listen: SocketAddr,
+    /// The database: `sqlite://PATH` or `postgres://...`.
+    pub db: String,
+    /// The data directory (registered keys under `keys/`).
+    pub data: PathBuf,
+    /// Accepted bearer tokens; none configured means loopback only.
+    pub tokens: Tokens,
+    /// Body size limits.
+    pub limits: Limits,
+    /// The local lanes' settings (and how long ended jobs are kept).
+    pub worker: WorkerConfig,
+}
+
+/// A running API (and its lanes).
+#[derive(Debug)]
+pub struct Running {
+    /// The address it listens on.
+    pub addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    http: JoinHandle<std::io::Result<()>>,
+    sweeper: JoinHandle<()>,
+    workers: Option<Workers>,
+}
+
+/// Starts the API; with `devices`, one local worker lane per device too.
+pub async fn start(cfg: ServeConfig, devices: Option<&DeviceSet>) -> Result<Running> {
+    if cfg.tokens.is_empty() && !cfg.listen.ip().is_loopback() {
+        return Err(ServiceError::bad_request(format!(
+            "no bearer token is configured, so the API listens on loopback only, not {}: give tokens (--tokens-file or ZKGPU_TOKENS) or listen on 127.0.0.1",
+            cfg.listen
+        )));
+    }
+    let db = Db::connect(&cfg.db).await?;
+    let keys = KeyStore::open(&cfg.data)?;
+    let events = Events::default();
+    let metrics = Arc::new(Metrics::default());
+    let listener = tokio::net::TcpListener::bind(cfg.listen)
+        .await
+        .map_err(|e| ServiceError::bad_request(format!("cannot listen on {}: {e}", cfg.listen)))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))?;
+    let state = AppState {
+        db: db.clone(),
+        keys: keys.clone(),
+        tokens: cfg.tokens.clone(),
+        events: events.clone(),
+        metrics: metrics.clone(),
+        limits: cfg.limits,
+        keep: cfg.worker.keep,
+    };
+    let (stop, stopped) = oneshot::channel::<()>();
+    let app = router(state);
+    let http = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let sweeper = tokio::spawn(sweep(db.clone()));
+    let workers = match devices {
+        Some(d) => Some(Workers::start(
+            tokio::runtime::Handle::current(),
+            db,
+            d,
+            KeySource::Store(keys),
+            cfg.worker.clone(),
+            events,
+            metrics,
+        )?),
+        None => None,
+    };
+    tracing::info!(%addr, lanes = workers.as_ref().map_or(0, Workers::len), "zkgpu service listening");
+    Ok(Running {
+        addr,
+        stop,
+        http,
+        sweeper,
+        workers,
+    })
+}
+
+/// Deletes expired results once a minute.
+async fn sweep(db: Db) {
+    let mut tick = tokio::time::interval(Duration::from_secs(60));
+    loop {
+        tick.tick().await;
+        match db.delete_expired().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(jobs = n, "expired results deleted"),
+            Err(e) => tracing::warn!("deleting expired results: {e}"),
+        }
+    }
+}
+
+impl Running {
+    /// Stops: no new requests (those in flight are answered), the lanes finish the proofs
+    /// they are making and record them.
+    pub async fn shutdown(self) -> Result<()> {
+        let _ = self.stop.send(());
+        let served = self.http.await;
+        self.sweeper.abort();
+        if let Some(w) = self.workers {
+            tokio::task::spawn_blocking(move || w.stop())
+                .await
+                .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))?;
+        }
+        match served {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(ServiceError::new(ErrorCode::Internal, e.to_string())),
+            Err(e) => Err(ServiceError::new(ErrorCode::Internal, e.to_string())),
+        }
+    }
+}
+
+/// Worker lanes alone (no API), one per device of `devices`, against the database at
+/// `db`, until [`Workers::stop`].
+pub async fn start_workers(
+    db: &str,
+    devices: &DeviceSet,
+    keys: KeySource,
+    cfg: WorkerConfig,
+) -> Result<Workers> {
+    let db = Db::connect(db).await?;
+    Workers::start(
+        tokio::runtime::Handle::current(),
+        db,
+        devices,
+        keys,
+        cfg,
+        Events::default(),
+        Arc::new(Metrics::default()),
+    )
+}

@@ -1,0 +1,325 @@
+//! GPU workers: one lane (a thread with its own prover) per device, each claiming jobs from
+//! the queue, renewing its lease while it proves, keeping its most recently used keys
+//! prepared on its GPU, and writing the proof (or the failure) under its claim.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use ark_bn254::Bn254;
+use ark_std::rand::SeedableRng;
+use ark_std::rand::rngs::StdRng;
+use zkgpu_groth16::{GpuProver, PreparedProvingKey};
+use zkgpu_runtime::{DeviceSet, GpuContext};
+
+use crate::client::Client;
+use crate::db::{Claimed, Db};
+use crate::error::{ErrorCode, Result, ServiceError};
+use crate::events::Events;
+use crate::keys::KeyStore;
+use crate::metrics::Metrics;
+
+/// How workers claim and prove.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// This process's name in the jobs' `worker` column (a lane number is appended).
+    pub name: String,
+    /// How long a claim holds without a heartbeat (renewed every third of it).
+    pub lease: Duration,
+    /// Claims a job gets before it is failed (a GPU error or an expired lease is retried).
+    pub max_attempts: i64,
+    /// How often an idle lane asks the queue when nothing wakes it.
+    pub poll: Duration,
+    /// Keys each lane keeps prepared on its GPU (the least recently used one goes first).
+    pub resident_keys: usize,
+    /// Where prepared keys are cached on disk (`None`: prepared afresh on each start).
+    pub cache_dir: Option<PathBuf>,
+    /// How long an ended job's result is kept.
+    pub keep: Duration,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        Self {
+            name: default_name(),
+            lease: Duration::from_secs(30),
+            max_attempts: 3,
+            poll: Duration::from_millis(500),
+            resident_keys: 4,
+            cache_dir: None,
+            keep: Duration::from_secs(24 * 3600),
+        }
+    }
+}
+
+/// `host-pid`.
+pub fn default_name() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "host".into());
+    format!("{host}-{}", std::process::id())
+}
+
+/// Where a worker reads the `.zkey` of a job's key.
+#[derive(Clone, Debug)]
+pub enum KeySource {
+    /// The API's own key store (a worker in the API's process, or one sharing its disk).
+    Store(KeyStore),
+    /// The API over HTTP (a worker on another machine).
+    Server(Client),
+}
+
+impl KeySource {
+    fn zkey(&self, id: &str) -> Result<Vec<u8>> {
+        match self {
+            Self::Store(s) => s.read(id),
+            Self::Server(c) => c.zkey(id),
+        }
+    }
+}
+
+/// What every lane shares.
+#[derive(Debug)]
+struct Shared {
+    rt: tokio::runtime::Handle,
+    db: Db,
+    keys: KeySource,
+    cfg: WorkerConfig,
+    events: Events,
+    metrics: Arc<Metrics>,
+    stop: AtomicBool,
+}
+
+/// The running lanes.
+#[derive(Debug)]
+pub struct Workers {
+    shared: Arc<Shared>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Workers {
+    /// Starts one lane per device of `devices` (their database calls on `rt`).
+    pub fn start(
+        rt: tokio::runtime::Handle,
+        db: Db,
+        devices: &DeviceSet,
+        keys: KeySource,
+        cfg: WorkerConfig,
+        events: Events,
+        metrics: Arc<Metrics>,
+    ) -> Result<Self> {
+        let shared = Arc::new(Shared {
+            rt,
+            db,
+            keys,
+            cfg,
+            events,
+            metrics,
+            stop: AtomicBool::new(false),
+        });
+        let mut threads = Vec::new();
+        for (i, ctx) in devices.contexts().iter().enumerate() {
+            let (s, ctx) = (shared.clone(), ctx.clone());
+            let t = std::thread::Builder::new()
+                .name(format!("zkgpu-lane-{i}"))
+                .spawn(move || lane(&s, &ctx, i))
+                .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))?;
+            threads.push(t);
+        }
+        Ok(Self { shared, threads })
+    }
+
+    /// Lanes running.
+    pub fn len(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// Whether no lane runs.
+    pub fn is_empty(&self) -> bool {
+        self.threads.is_empty()
+    }
+
+    /// Stops claiming; each lane finishes the proof it is making, then ends. Blocks until
+    /// they have (call it off the async runtime's threads).
+    pub fn stop(self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.events.submitted();
+        for t in self.threads {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One lane: claim, prove, record, until stopped.
+fn lane(s: &Shared, ctx: &GpuContext, index: usize) {
+    let name = format!("{}-{index}", s.cfg.name);
+    let prover = match GpuProver::<Bn254>::new(ctx) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::error!(lane = %name, "no prover on {}: {e}", ctx.info().name);
+            return;
+        }
+    };
+    tracing::info!(lane = %name, gpu = %ctx.info().name, "worker lane started");
+    let mut resident: Vec<(String, PreparedProvingKey<Bn254>)> = Vec::new();
+    let mut backoff = Duration::from_millis(100);
+    while !s.stop.load(Ordering::SeqCst) {
+        match s.rt.block_on(next_job(s, &name)) {
+            Ok(Some(job)) => {
+                backoff = Duration::from_millis(100);
+                run_job(s, &prover, &mut resident, job);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                // The database is unreachable: back off (up to 10 s) and try again.
+                tracing::warn!(lane = %name, "claiming: {e}; again in {backoff:?}");
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(Duration::from_secs(10));
+            }
+        }
+    }
+    tracing::info!(lane = %name, "worker lane stopped");
+}
+
+/// A claimed job, or None after waiting up to the poll interval for a submission.
+async fn next_job(s: &Shared, name: &str) -> Result<Option<Claimed>> {
+    let woken = s.events.submitted_notified();
+    tokio::pin!(woken);
+    woken.as_mut().enable();
+    if let Some(job) = s.db.claim(name, s.cfg.lease, s.cfg.max_attempts).await? {
+        if job.attempt > 1 {
+            s.metrics.reclaimed();
+        }
+        return Ok(Some(job));
+    }
+    let _ = tokio::time::timeout(s.cfg.poll, woken).await;
+    Ok(None)
+}
+
+/// Proves a claimed job under a heartbeat and records the outcome.
+fn run_job(
+    s: &Shared,
+    prover: &GpuProver<Bn254>,
+    resident: &mut Vec<(String, PreparedProvingKey<Bn254>)>,
+    job: Claimed,
+) {
+    let beat =
+        s.rt.spawn(heartbeat(s.db.clone(), job.token(), s.cfg.lease));
+    let outcome = prove_job(s, prover, resident, &job);
+    beat.abort();
+    let recorded = s.rt.block_on(record(s, &job, outcome));
+    match recorded {
+        Ok(true) => {}
+        Ok(false) => {
+            s.metrics.lost_claim();
+            tracing::warn!(job = %job.id, "result discarded: the claim no longer holds");
+        }
+        Err(e) => tracing::warn!(job = %job.id, "result not recorded: {e}"),
+    }
+    s.events.finished();
+}
+
+/// Renews the lease every third of it until aborted or the claim is lost.
+async fn heartbeat(db: Db, job: Claimed, lease: Duration) {
+    let mut tick = tokio::time::interval(lease / 3);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        match db.heartbeat(&job, lease).await {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => tracing::warn!(job = %job.id, "heartbeat: {e}"),
+        }
+    }
+}
+
+/// The proof's `proof.json`, `public.json` and prover milliseconds.
+type Proved = (String, String, f64);
+
+fn prove_job(
+    s: &Shared,
+    prover: &GpuProver<Bn254>,
+    resident: &mut Vec<(String, PreparedProvingKey<Bn254>)>,
+    job: &Claimed,
+) -> Result<Proved> {
+    let at = match resident.iter().position(|(id, _)| *id == job.key) {
+        Some(i) => i,
+        None => {
+            let prepared = prepare(s, prover, &job.key)?;
+            resident.insert(0, (job.key.clone(), prepared));
+            resident.truncate(s.cfg.resident_keys.max(1));
+            0
+        }
+    };
+    let entry = resident.remove(at);
+    resident.insert(0, entry);
+    let key = &resident[0].1;
+    let values = zkgpu_circom::read_wtns(&job.witness).map_err(ServiceError::of_witness)?;
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed)
+        .map_err(|e| ServiceError::new(ErrorCode::Internal, format!("no randomness: {e}")))?;
+    let mut rng = StdRng::from_seed(seed);
+    let started = Instant::now();
+    let out = zkgpu_circom::prove(prover, key, values, &mut rng).map_err(ServiceError::of_proof)?;
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    Ok((
+        zkgpu_circom::proof_json(&out.proof),
+        zkgpu_circom::public_json(&out.public_signals),
+        ms,
+    ))
+}
+
+fn prepare(s: &Shared, prover: &GpuProver<Bn254>, id: &str) -> Result<PreparedProvingKey<Bn254>> {
+    let zkey = s.keys.zkey(id)?;
+    let got = zkgpu_circom::zkey_hash(&zkey);
+    if crate::ids::hex(&got) != id {
+        return Err(ServiceError::new(
+            ErrorCode::InvalidKey,
+            format!("the .zkey fetched for key {id} has another hash"),
+        ));
+    }
+    let prepared = match &s.cfg.cache_dir {
+        Some(dir) => zkgpu_circom::prepare_cached(prover, &zkey, dir).map(|(p, _)| p),
+        None => zkgpu_circom::read_zkey(&zkey).and_then(|k| k.prepare(prover)),
+    };
+    prepared.map_err(ServiceError::of_proof)
+}
+
+/// Writes the outcome under the claim, retrying while the database is unreachable (up to
+/// one lease: after that the job is someone else's).
+async fn record(s: &Shared, job: &Claimed, outcome: Result<Proved>) -> Result<bool> {
+    let deadline = tokio::time::Instant::now() + s.cfg.lease;
+    let mut nap = Duration::from_millis(50);
+    loop {
+        let written = match &outcome {
+            Ok((proof, public, ms)) => {
+                let w = s.db.complete(job, proof, public, *ms, s.cfg.keep).await;
+                if matches!(w, Ok(true)) {
+                    s.metrics.proved(*ms);
+                }
+                w
+            }
+            Err(e) => {
+                let w = s.db.fail(job, e, s.cfg.max_attempts, s.cfg.keep).await;
+                if matches!(w, Ok(true)) {
+                    s.metrics.failed(e.code.as_str());
+                    tracing::info!(job = %job.id, code = %e.code, "job failed: {}", e.message);
+                }
+                w
+            }
+        };
+        match written {
+            Err(e) if tokio::time::Instant::now() < deadline => {
+                tracing::warn!(job = %job.id, "recording: {e}; again in {nap:?}");
+                tokio::time::sleep(nap).await;
+                nap = (nap * 2).min(Duration::from_secs(2));
+            }
+            other => return other,
+        }
+    }
+}
