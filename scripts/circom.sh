@@ -12,6 +12,8 @@
 #   scripts/circom.sh fixtures   remakes crates/circom/tests/fixtures: compiles each .circom
 #                                there, a small powers-of-tau ceremony, snarkjs' Groth16 setup,
 #                                its verification key and the witness of <name>_input.json
+#   scripts/circom.sh verify VKEY PUBLIC PROOF...   snarkjs groth16 verify of each proof.json
+#                                (PROOF beside PUBLIC pairs: public1 proof1 public2 proof2 ...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
@@ -165,9 +167,33 @@ test_() {
   echo "circom test: passed"
 }
 
+# snarkjs verifies each (public.json, proof.json) pair against VKEY (its library, in one
+# node process); fails on the first it rejects.
+verify() {
+  tools
+  node -e '
+    const snarkjs = require(process.argv[1]);
+    const fs = require("fs");
+    const read = (f) => JSON.parse(fs.readFileSync(f, "utf8"));
+    (async () => {
+      const vk = read(process.argv[2]);
+      const a = process.argv.slice(3);
+      for (let i = 0; i + 1 < a.length; i += 2) {
+        if (!(await snarkjs.groth16.verify(vk, read(a[i]), read(a[i + 1])))) {
+          console.error("snarkjs rejected " + a[i + 1]);
+          process.exit(1);
+        }
+      }
+      console.error("snarkjs verified " + Math.floor(a.length / 2) + " proof(s)");
+      process.exit(0);
+    })().catch((e) => { console.error(e); process.exit(1); });
+  ' "$TOOLS/node_modules/snarkjs" "$@"
+}
+
 case ${1:-test} in
   test) test_ ;;
+  verify) shift; verify "$@" ;;
   fixtures) fixtures ;;
   tools) tools ;;
-  *) echo "usage: scripts/circom.sh [test|fixtures|tools]" >&2; exit 2 ;;
+  *) echo "usage: scripts/circom.sh [test|fixtures|tools|verify VKEY PUBLIC PROOF...]" >&2; exit 2 ;;
 esac

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 source scripts/common.sh
 zk_need_rust
 crates=(zkgpu-limbs zkgpu-shaders zkgpu-curves zkgpu-runtime zkgpu-kernels zkgpu-msm zkgpu-ntt
-  zkgpu-groth16 zkgpu-circom zkgpu-circuits zkgpu-cli)
+  zkgpu-groth16 zkgpu-circom zkgpu-circuits zkgpu-service zkgpu-cli)
 args=()
 for c in "${crates[@]}"; do args+=(-p "$c"); done
 cargo package "${args[@]}" "$@" \

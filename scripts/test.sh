@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs a software Vulkan driver where no Vulkan driver is present, then
 # runs every test of the workspace, then circom's tools against zkgpu (scripts/circom.sh
-# test: snarkjs from npm verifies zkgpu prove-circom's proofs), then the browser page in
+# test: snarkjs from npm verifies zkgpu prove-circom's proofs), then the proving service
+# against a PostgreSQL server it starts (scripts/service.sh test), then the browser page in
 # headless Chromium and the npm package's types
 # (scripts/web.sh test and pack; installs Chromium and wasm-bindgen-cli if missing; skipped when
 # arguments filter the tests or ZKGPU_SKIP_BROWSER=1). GPU tests fail (never skip) when no
@@ -28,6 +29,16 @@ if (( $# == 0 )); then
     echo "circom test: passed"
   else
     echo "circom test: FAILED"
+    status=1
+  fi
+fi
+# The proving service with a real PostgreSQL server and real processes (unless filtered).
+if (( $# == 0 )); then
+  echo "== service: scripts/service.sh test (PostgreSQL started here; serve, workers, faults)"
+  if bash scripts/service.sh test; then
+    echo "service test: passed"
+  else
+    echo "service test: FAILED"
     status=1
   fi
 fi

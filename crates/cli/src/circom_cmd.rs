@@ -156,6 +156,8 @@ fn prepare(
 
 pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     crate::prove_report::set_quiet(args.quiet || args.json);
+    check_output(&args.proof)?;
+    check_output(&args.public)?;
     let Inputs {
         zkey,
         values,
@@ -380,8 +382,20 @@ fn report_runs(runs: &mut [zkgpu_groth16::ProofTimings], cpu: Option<f64>) {
     }
 }
 
+/// Checks that `path` can be written (its folder exists, it is not a folder, a file can be
+/// made beside it) before the work whose result goes there.
+pub(crate) fn check_output(path: &Path) -> Result<(), BoxError> {
+    if path.is_dir() {
+        return Err(format!("{}: is a directory, not a file to write", path.display()).into());
+    }
+    let tmp = path.with_extension("zkgpu-tmp");
+    std::fs::write(&tmp, b"")
+        .and_then(|()| std::fs::remove_file(&tmp))
+        .map_err(|e| format!("{}: cannot be written: {e}", path.display()).into())
+}
+
 /// Writes `text` to `path` whole (a temporary file renamed), so that a failure leaves none.
-fn write(path: &Path, text: &str) -> Result<(), BoxError> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<(), BoxError> {
     let tmp = path.with_extension("zkgpu-tmp");
     std::fs::write(&tmp, text)
         .and_then(|()| std::fs::rename(&tmp, path))

@@ -11,6 +11,7 @@ mod prove_devices;
 mod prove_keys;
 mod prove_report;
 mod prove_start;
+mod serve_cmd;
 
 use std::process::ExitCode;
 
@@ -46,18 +47,34 @@ enum Command {
     /// A Groth16 key for a circom .r1cs with ark-groth16's generator and circom's reduction,
     /// written as a snarkjs .zkey (a single party's key, for tests and benchmarks).
     CircomSetup(circom_cmd::SetupArgs),
+    /// The proving service: an HTTP API for snarkjs keys and witnesses, a job queue in
+    /// SQLite or PostgreSQL, and a worker lane per GPU (docs/service.md).
+    Serve(serve_cmd::ServeArgs),
+    /// Worker lanes alone (no API), claiming jobs from the service's database: the other
+    /// machines of a service.
+    Worker(serve_cmd::WorkerArgs),
+    /// Prove through a service, with rapidsnark's arguments: register the .zkey, queue the
+    /// witness, wait, write proof.json and public.json.
+    Submit(serve_cmd::SubmitArgs),
+    /// Wait for a service's job and write its proof.json and public.json.
+    Fetch(serve_cmd::FetchArgs),
+    /// Load a service: jobs from concurrent clients, every proof verified; throughput and
+    /// latency percentiles.
+    Load(serve_cmd::LoadArgs),
 }
 
 fn main() -> ExitCode {
     let started = std::time::Instant::now();
+    let cli = Cli::parse();
+    // The service's processes say what they do unless told otherwise; the rest warn only.
+    let quiet = !matches!(cli.command, Command::Serve(_) | Command::Worker(_));
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("ZKGPU_LOG")
-                .unwrap_or_else(|_| "warn".into()),
+                .unwrap_or_else(|_| if quiet { "warn" } else { "info" }.into()),
         )
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
     let result = match cli.command {
         Command::Info => info(),
         Command::Prove(args) => prove_cmd::run(&args, started),
@@ -65,6 +82,11 @@ fn main() -> ExitCode {
         Command::Ntt(args) => ntt_cmd::run(&args),
         Command::ProveCircom(args) => circom_cmd::run(&args, started),
         Command::CircomSetup(args) => circom_cmd::setup(&args),
+        Command::Serve(args) => serve_cmd::serve(&args),
+        Command::Worker(args) => serve_cmd::worker(&args),
+        Command::Submit(args) => serve_cmd::submit(&args),
+        Command::Fetch(args) => serve_cmd::fetch(&args),
+        Command::Load(args) => serve_cmd::load(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -175,6 +175,11 @@ async fn register_key(
     b: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
     let zkey = body(b, s.limits.key_bytes)?;
+    // A key registered already (same hash, so same bytes) is not read again.
+    let id = KeyStore::id_of(&zkey);
+    if let Some(known) = s.db.key(&id).await? {
+        return Ok((StatusCode::OK, Json(known)).into_response());
+    }
     let store = s.keys.clone();
     // Reading the key checks every point: seconds for a large one, off the async threads.
     let info = tokio::task::spawn_blocking(move || store.add(&zkey))

@@ -137,9 +137,17 @@ impl Client {
         Self::answer(req.send(body).map_err(transport)?)
     }
 
-    /// Registers a `.zkey` (free when the server has it).
+    /// Registers a `.zkey`: its hash first, and the key is sent only when the server does
+    /// not have it.
     pub fn register_key(&self, zkey: &[u8]) -> Result<RemoteKey> {
-        Self::json(&self.post("/v1/keys", "application/octet-stream", zkey)?)
+        let id = crate::ids::hex(&zkgpu_circom::zkey_hash(zkey));
+        match self.get(&format!("/v1/keys/{id}")) {
+            Ok(body) => Self::json(&body),
+            Err(e) if e.code == ErrorCode::UnknownKey => {
+                Self::json(&self.post("/v1/keys", "application/octet-stream", zkey)?)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The `.zkey` of a registered key.

@@ -26,6 +26,11 @@ impl KeyStore {
         Ok(Self { dir })
     }
 
+    /// The id a `.zkey` is registered under: the hex of its hash.
+    pub fn id_of(zkey: &[u8]) -> String {
+        hex(&zkgpu_circom::zkey_hash(zkey))
+    }
+
     fn path(&self, id: &str) -> Result<PathBuf> {
         check_key_id(id)?;
         Ok(self.dir.join(format!("{id}.zkey")))
@@ -35,7 +40,7 @@ impl KeyStore {
     /// under its id unless it is there, and returns its description.
     pub fn add(&self, zkey: &[u8]) -> Result<KeyInfo> {
         let key = zkgpu_circom::read_zkey(zkey).map_err(ServiceError::of_key)?;
-        let id = hex(&zkgpu_circom::zkey_hash(zkey));
+        let id = Self::id_of(zkey);
         let path = self.path(&id)?;
         if !path.exists() {
             // Written beside, then renamed: a reader never sees half a key.

@@ -21,6 +21,7 @@ mod error;
 mod events;
 mod ids;
 mod keys;
+pub mod load;
 mod metrics;
 mod schema;
 mod server;

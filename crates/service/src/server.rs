@@ -55,8 +55,9 @@ pub async fn start(cfg: ServeConfig, devices: Option<&DeviceSet>) -> Result<Runn
             cfg.listen
         )));
     }
-    let db = Db::connect(&cfg.db).await?;
+    // The data directory first: the default SQLite file lives in it.
     let keys = KeyStore::open(&cfg.data)?;
+    let db = Db::connect(&cfg.db).await?;
     let events = Events::default();
     let metrics = Arc::new(Metrics::default());
     let listener = tokio::net::TcpListener::bind(cfg.listen)

@@ -1,0 +1,143 @@
+//! A load generator: jobs of one key and witness from concurrent clients, every proof
+//! checked against the key's verifying key, with throughput and latency percentiles (what
+//! `zkgpu load` prints, and what the service's tests run against loopback).
+
+use std::time::{Duration, Instant};
+
+use ark_bn254::Bn254;
+use ark_groth16::{Groth16, PreparedVerifyingKey};
+
+use crate::client::Client;
+use crate::error::{ErrorCode, Result, ServiceError};
+
+/// What to send.
+#[derive(Clone, Debug)]
+pub struct LoadPlan {
+    /// Jobs in all.
+    pub jobs: usize,
+    /// Clients sending at once (each submits, waits, checks, then submits its next).
+    pub clients: usize,
+}
+
+/// What it measured.
+#[derive(Clone, Debug)]
+pub struct LoadReport {
+    /// Jobs done and checked.
+    pub jobs: usize,
+    /// Wall time from the first submission to the last proof checked.
+    pub wall: Duration,
+    /// Submission to proof fetched, per job, sorted.
+    pub latencies: Vec<Duration>,
+    /// The workers' prover time per job, sorted (ms).
+    pub prove_ms: Vec<f64>,
+}
+
+impl LoadReport {
+    /// Proofs a second.
+    pub fn throughput(&self) -> f64 {
+        self.jobs as f64 / self.wall.as_secs_f64()
+    }
+
+    /// The latency at quantile `q` (0 to 1).
+    pub fn latency(&self, q: f64) -> Duration {
+        quantile(&self.latencies, q).unwrap_or_default()
+    }
+
+    /// The workers' prover time at quantile `q`, in ms.
+    pub fn prove_ms(&self, q: f64) -> f64 {
+        quantile(&self.prove_ms, q).unwrap_or_default()
+    }
+}
+
+fn quantile<T: Copy>(sorted: &[T], q: f64) -> Option<T> {
+    let i = ((sorted.len() as f64 - 1.0) * q.clamp(0.0, 1.0)).round() as usize;
+    sorted.get(i).copied()
+}
+
+/// Runs `plan` against the server of `client`: registers `zkey`, sends `wtns` `plan.jobs`
+/// times, and checks each proof against the key and the witness's public signals.
+pub fn run(client: &Client, zkey: &[u8], wtns: &[u8], plan: &LoadPlan) -> Result<LoadReport> {
+    let key = zkgpu_circom::read_zkey(zkey).map_err(ServiceError::of_key)?;
+    let values = zkgpu_circom::read_wtns(wtns).map_err(ServiceError::of_witness)?;
+    let public = values
+        .get(1..=key.num_public)
+        .ok_or_else(|| ServiceError::new(ErrorCode::WitnessMismatch, "witness too short"))?
+        .to_vec();
+    let pvk = ark_groth16::prepare_verifying_key(&key.proving_key.vk);
+    let id = client.register_key(zkey)?.id;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let started = Instant::now();
+    let per_client: Vec<Result<Vec<(Duration, f64)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..plan.clients.max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    while next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < plan.jobs {
+                        out.push(one(client, &id, wtns, &pvk, &public)?);
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(ServiceError::new(
+                        ErrorCode::Internal,
+                        "a client thread panicked",
+                    ))
+                })
+            })
+            .collect()
+    });
+    let wall = started.elapsed();
+    let mut latencies = Vec::new();
+    let mut prove_ms = Vec::new();
+    for r in per_client {
+        for (l, p) in r? {
+            latencies.push(l);
+            prove_ms.push(p);
+        }
+    }
+    latencies.sort();
+    prove_ms.sort_by(f64::total_cmp);
+    Ok(LoadReport {
+        jobs: latencies.len(),
+        wall,
+        latencies,
+        prove_ms,
+    })
+}
+
+/// One job: submitted, waited for, fetched, checked.
+fn one(
+    c: &Client,
+    key: &str,
+    wtns: &[u8],
+    pvk: &PreparedVerifyingKey<Bn254>,
+    public: &[ark_bn254::Fr],
+) -> Result<(Duration, f64)> {
+    let t = Instant::now();
+    let job = c.submit(key, wtns)?;
+    let done = c.wait(&job.id)?;
+    if done.state != "done" {
+        return Err(ServiceError::new(
+            ErrorCode::Internal,
+            format!("job {} {}: {:?}", job.id, done.state, done.error_message),
+        ));
+    }
+    let out = c.proof(&job.id)?;
+    let latency = t.elapsed();
+    let bad = |what: String| ServiceError::new(ErrorCode::Internal, what);
+    let proof =
+        zkgpu_circom::read_proof_json(&out.proof.to_string()).map_err(|e| bad(e.to_string()))?;
+    let got =
+        zkgpu_circom::read_public_json(&out.public.to_string()).map_err(|e| bad(e.to_string()))?;
+    let fine = got == public
+        && Groth16::<Bn254>::verify_proof(pvk, &proof, public).map_err(|e| bad(e.to_string()))?;
+    if !fine {
+        return Err(bad(format!("job {}: the proof does not verify", job.id)));
+    }
+    Ok((latency, done.prove_ms.unwrap_or(0.0)))
+}
