@@ -8,7 +8,7 @@
 # proves 20 jobs that snarkjs verifies; then with PostgreSQL, the API and two zkgpu worker
 # processes: a worker killed with SIGKILL in the middle of a proof (its job finishes on the
 # other after the lease expires, once), the API restarted with jobs queued, the database
-# stopped for a while; every job gets exactly one proof, which snarkjs verifies.
+# stopped for a while; each of 20 jobs gets exactly one proof, which snarkjs verifies.
 #   scripts/service.sh test [cargo test arguments...]
 #   scripts/service.sh postgres   (start one and print its URL; stop it with Ctrl-C)
 set -euo pipefail
@@ -164,9 +164,12 @@ e2e_postgres() {
   start_worker w1
   local w1=$WORKER_PID
   start_worker w2
-  local ids=() i
+  local ids=() small=() i
   for i in $(seq 8); do
     ids+=("$("$ZKGPU" submit --server "$API" --no-wait "$FIX/merkle.zkey" "$FIX/merkle.wtns")")
+  done
+  for i in $(seq 12); do
+    small+=("$("$ZKGPU" submit --server "$API" --no-wait "$FIX/multiplier.zkey" "$FIX/multiplier.wtns")")
   done
   # SIGKILL to w1 while it proves.
   local victim=""
@@ -189,9 +192,10 @@ e2e_postgres() {
   "${PG_CTL[@]}" start >/dev/null
   echo "service e2e: database stopped for 3 s and started again" >&2
   fetch_and_verify "$API" "$FIX/merkle_vkey.json" pg "${ids[@]}"
+  fetch_and_verify "$API" "$FIX/multiplier_vkey.json" pg-small "${small[@]}"
   local done attempts worker
   done=$(sql "SELECT count(*) FROM zkgpu_jobs WHERE state = 'done'")
-  [[ $done == 8 ]] || zk_die "$done of 8 jobs done"
+  [[ $done == 20 ]] || zk_die "$done of 20 jobs done"
   attempts=$(sql "SELECT attempts FROM zkgpu_jobs WHERE id = '$victim'")
   worker=$(sql "SELECT worker FROM zkgpu_jobs WHERE id = '$victim'")
   [[ $attempts -ge 2 && $worker == w2-* ]] ||
@@ -202,7 +206,7 @@ e2e_postgres() {
     kill -TERM "$p"
     wait "$p" || zk_die "a service process did not stop cleanly on SIGTERM"
   done
-  echo "service e2e: PostgreSQL, 8 jobs, each proved once and verified by snarkjs; the killed worker's job finished on $worker after $attempts claims" >&2
+  echo "service e2e: PostgreSQL, 20 jobs, each proved once and verified by snarkjs; the killed worker's job finished on $worker after $attempts claims" >&2
 }
 
 e2e() {

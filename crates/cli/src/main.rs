@@ -61,6 +61,9 @@ enum Command {
     /// Load a service: jobs from concurrent clients, every proof verified; throughput and
     /// latency percentiles.
     Load(serve_cmd::LoadArgs),
+    /// The prepared-key cache: list its files, or prune it to a size (least recently used
+    /// first).
+    Cache(serve_cmd::CacheArgs),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Command::Submit(args) => serve_cmd::submit(&args),
         Command::Fetch(args) => serve_cmd::fetch(&args),
         Command::Load(args) => serve_cmd::load(&args),
+        Command::Cache(args) => serve_cmd::cache(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

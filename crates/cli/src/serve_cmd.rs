@@ -17,8 +17,7 @@ type BoxError = Box<dyn std::error::Error>;
 /// How worker lanes run (serve and worker).
 #[derive(Args, Debug)]
 pub struct LaneArgs {
-    /// The GPUs to prove on, one lane each: `all`, a count, or `adapters:0,1` (numbers of
-    /// `zkgpu info`; one named twice runs two lanes on it).
+    /// The GPUs to prove on: `all`, a count, or `adapters:0,1` (numbers of `zkgpu info`).
     #[arg(long, default_value = "all")]
     devices: DeviceChoice,
     /// Seconds a claim holds without a heartbeat (renewed every third of it); a job whose
@@ -31,6 +30,9 @@ pub struct LaneArgs {
     /// Keys each lane keeps prepared on its GPU.
     #[arg(long, default_value_t = 4)]
     resident_keys: usize,
+    /// Lanes per GPU: with two, one lane's CPU steps overlap the other's GPU work.
+    #[arg(long, default_value_t = 2)]
+    lanes_per_device: usize,
     /// Hours an ended job's proof or error is kept.
     #[arg(long, default_value_t = 24)]
     keep_hours: u64,
@@ -38,6 +40,9 @@ pub struct LaneArgs {
     /// $XDG_CACHE_HOME/zkgpu, else ~/.cache/zkgpu].
     #[arg(long)]
     cache_dir: Option<PathBuf>,
+    /// Bound the prepared-key cache to this many GiB (least recently used files go first).
+    #[arg(long)]
+    cache_max_gib: Option<f64>,
 }
 
 impl LaneArgs {
@@ -46,8 +51,10 @@ impl LaneArgs {
             lease: Duration::from_secs(self.lease_secs.max(1)),
             max_attempts: self.max_attempts.max(1),
             resident_keys: self.resident_keys.max(1),
+            lanes_per_device: self.lanes_per_device.max(1),
             keep: Duration::from_secs(self.keep_hours * 3600),
             cache_dir: cache.map(Path::to_owned),
+            cache_max_bytes: self.cache_max_gib.map(gib_bytes),
             ..WorkerConfig::default()
         }
     }
@@ -86,6 +93,10 @@ pub struct ServeArgs {
     max_witness_mib: usize,
     #[command(flatten)]
     lanes: LaneArgs,
+}
+
+fn gib_bytes(gib: f64) -> u64 {
+    (gib.max(0.0) * (1u64 << 30) as f64) as u64
 }
 
 fn tokens(file: Option<&Path>) -> Result<Tokens, BoxError> {
@@ -380,6 +391,51 @@ pub fn load(args: &LoadArgs) -> Result<(), BoxError> {
             r.prove_ms(0.5),
             r.prove_ms(0.9)
         );
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct CacheArgs {
+    /// `list` the prepared-key files (most recently used first), or `prune` them.
+    #[arg(value_parser = ["list", "prune"])]
+    action: String,
+    /// With prune: keep at most this many GiB (least recently used files go first).
+    #[arg(long, default_value_t = 0.0)]
+    max_gib: f64,
+    /// The cache [default: $ZKGPU_CACHE, else $XDG_CACHE_HOME/zkgpu, else ~/.cache/zkgpu].
+    #[arg(long)]
+    cache_dir: Option<PathBuf>,
+}
+
+/// `zkgpu cache list|prune`: the prepared-key cache.
+pub fn cache(args: &CacheArgs) -> Result<(), BoxError> {
+    let dir =
+        cache_dir(args.cache_dir.as_deref()).ok_or("no cache directory (give --cache-dir)")?;
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    #[allow(clippy::print_stdout)]
+    if args.action == "list" {
+        let entries = zkgpu_groth16::cache_entries(&dir)?;
+        for e in &entries {
+            let age = e.last_used.elapsed().map_or(0, |d| d.as_secs());
+            println!(
+                "{:>10.1} MiB  used {:>8} s ago  {}",
+                mib(e.bytes),
+                age,
+                e.path.display()
+            );
+        }
+        let total: u64 = entries.iter().map(|e| e.bytes).sum();
+        println!(
+            "{} prepared key(s), {:.1} MiB in {}",
+            entries.len(),
+            mib(total),
+            dir.display()
+        );
+    } else {
+        let gone = zkgpu_groth16::prune_cache(&dir, gib_bytes(args.max_gib))?;
+        let freed: u64 = gone.iter().map(|e| e.bytes).sum();
+        println!("removed {} file(s), {:.1} MiB", gone.len(), mib(freed));
     }
     Ok(())
 }

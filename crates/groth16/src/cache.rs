@@ -32,7 +32,10 @@ use crate::key::{GpuPairing, PreparedProvingKey, check_counts, circuit_matrices}
 use crate::matrices::R1csMatrices;
 use crate::prover::GpuProver;
 
+mod files;
 mod format;
+
+pub use files::{CacheEntry, cache_entries, prune_cache};
 
 use format::{Header, MAGIC, PREFIX};
 
@@ -156,7 +159,10 @@ impl<E: GpuPairing> GpuProver<E> {
         let mut refused = None;
         if path.exists() {
             match self.load_prepared(&path, Some(&hash)) {
-                Ok(p) if p.matrices().is_some() => return Ok((p, CacheOutcome::Loaded(path))),
+                Ok(p) if p.matrices().is_some() => {
+                    files::touch(&path);
+                    return Ok((p, CacheOutcome::Loaded(path)));
+                }
                 Ok(_) => {}
                 Err(ProveError::Cache(e)) => refused = Some(e),
                 Err(e) => return Err(e),
@@ -197,6 +203,7 @@ impl<E: GpuPairing> GpuProver<E> {
         let updated = loaded.is_some();
         let prepared = match loaded {
             Some(p) if p.matrices().is_some() || matrices.is_none() => {
+                files::touch(&path);
                 return Ok((p, CacheOutcome::Loaded(path)));
             }
             Some(p) => p,

@@ -57,7 +57,7 @@ mod stream;
 mod synth;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use cache::{CacheOutcome, key_hash};
+pub use cache::{CacheEntry, CacheOutcome, cache_entries, key_hash, prune_cache};
 #[cfg(not(target_arch = "wasm32"))]
 pub use error::CacheError;
 pub use error::ProveError;

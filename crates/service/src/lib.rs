@@ -2,7 +2,7 @@
 //! and queue proofs, a durable job queue in SQLite (one machine) or PostgreSQL (several), and
 //! GPU workers — in the API's process, or `zkgpu worker` processes on other machines.
 //!
-//! - [`start`] runs the API ([`ServeConfig`]), with one worker lane per device of a
+//! - [`start`] runs the API ([`ServeConfig`]), with worker lanes on each device of a
 //!   [`zkgpu_runtime::DeviceSet`] or none; [`start_workers`] runs lanes alone.
 //! - [`Db`] is the queue: a job is claimed under a lease that its worker renews; a job whose
 //!   worker died is claimed again once its lease expires, and a result is written only under

@@ -47,7 +47,7 @@ pub struct Running {
     workers: Option<Workers>,
 }
 
-/// Starts the API; with `devices`, one local worker lane per device too.
+/// Starts the API; with `devices`, local worker lanes on each device too.
 pub async fn start(cfg: ServeConfig, devices: Option<&DeviceSet>) -> Result<Running> {
     if cfg.tokens.is_empty() && !cfg.listen.ip().is_loopback() {
         return Err(ServiceError::bad_request(format!(

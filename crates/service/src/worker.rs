@@ -1,4 +1,4 @@
-//! GPU workers: one lane (a thread with its own prover) per device, each claiming jobs from
+//! GPU workers: lanes (threads with their own prover; two per device by default) claiming jobs from
 //! the queue, renewing its lease while it proves, keeping its most recently used keys
 //! prepared on its GPU, and writing the proof (or the failure) under its claim.
 
@@ -34,8 +34,14 @@ pub struct WorkerConfig {
     pub poll: Duration,
     /// Keys each lane keeps prepared on its GPU (the least recently used one goes first).
     pub resident_keys: usize,
+    /// Lanes per device: with two, one lane's CPU steps (the witness map's host side,
+    /// recording, the next claim) overlap the other's GPU work.
+    pub lanes_per_device: usize,
     /// Where prepared keys are cached on disk (`None`: prepared afresh on each start).
     pub cache_dir: Option<PathBuf>,
+    /// The prepared-key cache's bound: after a key is written there, the least recently
+    /// used files go until the rest fit (`None`: unbounded).
+    pub cache_max_bytes: Option<u64>,
     /// How long an ended job's result is kept.
     pub keep: Duration,
 }
@@ -48,7 +54,9 @@ impl Default for WorkerConfig {
             max_attempts: 3,
             poll: Duration::from_millis(500),
             resident_keys: 4,
+            lanes_per_device: 2,
             cache_dir: None,
+            cache_max_bytes: None,
             keep: Duration::from_secs(24 * 3600),
         }
     }
@@ -103,7 +111,8 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// Starts one lane per device of `devices` (their database calls on `rt`).
+    /// Starts [`WorkerConfig::lanes_per_device`] lanes per device of `devices` (their
+    /// database calls on `rt`).
     pub fn start(
         rt: tokio::runtime::Handle,
         db: Db,
@@ -123,13 +132,16 @@ impl Workers {
             stop: AtomicBool::new(false),
         });
         let mut threads = Vec::new();
-        for (i, ctx) in devices.contexts().iter().enumerate() {
-            let (s, ctx) = (shared.clone(), ctx.clone());
-            let t = std::thread::Builder::new()
-                .name(format!("zkgpu-lane-{i}"))
-                .spawn(move || lane(&s, &ctx, i))
-                .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))?;
-            threads.push(t);
+        let per_device = shared.cfg.lanes_per_device.max(1);
+        for (d, ctx) in devices.contexts().iter().enumerate() {
+            for l in 0..per_device {
+                let (s, ctx, i) = (shared.clone(), ctx.clone(), d * per_device + l);
+                let t = std::thread::Builder::new()
+                    .name(format!("zkgpu-lane-{i}"))
+                    .spawn(move || lane(&s, &ctx, i))
+                    .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))?;
+                threads.push(t);
+            }
         }
         Ok(Self { shared, threads })
     }
@@ -283,11 +295,24 @@ fn prepare(s: &Shared, prover: &GpuProver<Bn254>, id: &str) -> Result<PreparedPr
             format!("the .zkey fetched for key {id} has another hash"),
         ));
     }
-    let prepared = match &s.cfg.cache_dir {
-        Some(dir) => zkgpu_circom::prepare_cached(prover, &zkey, dir).map(|(p, _)| p),
-        None => zkgpu_circom::read_zkey(&zkey).and_then(|k| k.prepare(prover)),
+    let Some(dir) = &s.cfg.cache_dir else {
+        return zkgpu_circom::read_zkey(&zkey)
+            .and_then(|k| k.prepare(prover))
+            .map_err(ServiceError::of_proof);
     };
-    prepared.map_err(ServiceError::of_proof)
+    let (prepared, outcome) =
+        zkgpu_circom::prepare_cached(prover, &zkey, dir).map_err(ServiceError::of_proof)?;
+    let written = !matches!(outcome, zkgpu_groth16::CacheOutcome::Loaded(_));
+    if let (true, Some(max)) = (written, s.cfg.cache_max_bytes) {
+        match zkgpu_groth16::prune_cache(dir, max) {
+            Ok(gone) if !gone.is_empty() => {
+                tracing::info!(files = gone.len(), "prepared-key cache pruned to its bound");
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("pruning the prepared-key cache: {e}"),
+        }
+    }
+    Ok(prepared)
 }
 
 /// Writes the outcome under the claim, retrying while the database is unreachable (up to
