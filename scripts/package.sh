@@ -13,6 +13,11 @@ crates=(zkgpu-limbs zkgpu-shaders zkgpu-curves zkgpu-runtime zkgpu-kernels zkgpu
   zkgpu-groth16 zkgpu-circom zkgpu-circuits zkgpu-service zkgpu-cli)
 args=()
 for c in "${crates[@]}"; do args+=(-p "$c"); done
+# cargo verifies each crate against the others' packages through a local registry, and
+# extracts those under $CARGO_HOME/registry/src/-<hash>/ (the local registries' folders
+# start with "-") once per version: a later run of the same version would build against
+# the stale sources. Our crates' extractions go first.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/zkgpu-*
 cargo package "${args[@]}" "$@" \
   --config 'profile.dev.build-override.opt-level=2' \
   --config 'profile.dev.debug=false' \
