@@ -3,6 +3,7 @@
 
 #![allow(clippy::print_stdout)]
 
+mod circom_bench;
 mod circom_cmd;
 mod msm_cmd;
 mod ntt_cmd;
@@ -47,6 +48,9 @@ enum Command {
     /// A Groth16 key for a circom .r1cs with ark-groth16's generator and circom's reduction,
     /// written as a snarkjs .zkey (a single party's key, for tests and benchmarks).
     CircomSetup(circom_cmd::SetupArgs),
+    /// A snarkjs key and witness of one of `zkgpu prove`'s benchmark circuits (BN254), at
+    /// any size: benchmarks of prove-circom and the service.
+    CircomBenchKey(circom_bench::BenchKeyArgs),
     /// The proving service: an HTTP API for snarkjs keys and witnesses, a job queue in
     /// SQLite or PostgreSQL, and a worker lane per GPU (docs/service.md).
     Serve(serve_cmd::ServeArgs),
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Command::Ntt(args) => ntt_cmd::run(&args),
         Command::ProveCircom(args) => circom_cmd::run(&args, started),
         Command::CircomSetup(args) => circom_cmd::setup(&args),
+        Command::CircomBenchKey(args) => circom_bench::run(&args),
         Command::Serve(args) => serve_cmd::serve(&args),
         Command::Worker(args) => serve_cmd::worker(&args),
         Command::Submit(args) => serve_cmd::submit(&args),

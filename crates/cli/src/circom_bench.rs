@@ -1,0 +1,92 @@
+//! `zkgpu circom-bench-key --circuit merkle --log-constraints 20 key.zkey witness.wtns`: a
+//! snarkjs key and witness of one of `zkgpu prove`'s benchmark circuits (BN254), for
+//! benchmarks of the circom path and the proving service at sizes no fixture has. The
+//! arkworks circuit's constraints are a circom R1CS as they stand (the constant one, the
+//! public inputs, then the private wires), so circom's reduction and ark-groth16's generator
+//! make the key, as `zkgpu circom-setup` does for a `.r1cs`.
+
+use std::path::PathBuf;
+
+use ark_bn254::Fr;
+use ark_std::rand::SeedableRng;
+use ark_std::rand::rngs::StdRng;
+use clap::Args;
+use zkgpu_circom::CircomR1cs;
+use zkgpu_circuits::{Family, sized};
+
+use crate::prove_cmd::CircuitArg;
+use crate::prove_report::Step;
+
+type BoxError = Box<dyn std::error::Error>;
+
+/// Arguments of `zkgpu circom-bench-key`.
+#[derive(Args, Debug)]
+pub struct BenchKeyArgs {
+    /// Where to write the snarkjs key.
+    zkey: PathBuf,
+    /// Where to write the witness (`.wtns`).
+    wtns: PathBuf,
+    /// The circuit family.
+    #[arg(long, value_enum, default_value = "merkle")]
+    circuit: CircuitArg,
+    /// log2 of the constraint budget (the circuit fills a Groth16 domain of 2^k).
+    #[arg(long, default_value_t = 16)]
+    log_constraints: u32,
+    /// The circuit's values and the key's toxic waste from this seed (a benchmark key, never
+    /// one anyone relies on).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+pub fn run(args: &BenchKeyArgs) -> Result<(), BoxError> {
+    if !(10..=24).contains(&args.log_constraints) {
+        return Err("--log-constraints must be 10..=24".into());
+    }
+    crate::circom_cmd::check_output(&args.zkey)?;
+    crate::circom_cmd::check_output(&args.wtns)?;
+    let family = match args.circuit {
+        CircuitArg::Sha256 => Family::Sha256,
+        CircuitArg::Merkle => Family::Merkle,
+    };
+    let mut rng = StdRng::seed_from_u64(args.seed);
+    let (circuit, _) = sized::<Fr, _>(family, args.log_constraints, &mut rng)?;
+    let step = Step::new("the circuit's constraints (arkworks)");
+    let (matrices, inputs, witness) = zkgpu_groth16::synthesize_matrices(circuit.clone())?;
+    let Ok([a, b, c]) = <[_; 3]>::try_from(matrices) else {
+        return Err("the circuit is not an R1CS (not three matrices)".into());
+    };
+    let r1cs = CircomR1cs {
+        num_wires: inputs + witness,
+        num_public: inputs - 1,
+        matrices: [a, b, c],
+    };
+    step.done(&format!(
+        "({} constraints, {} wires, {} public)",
+        r1cs.num_constraints(),
+        r1cs.num_wires,
+        r1cs.num_public
+    ));
+    let step = Step::new("the witness (arkworks)");
+    let values = zkgpu_groth16::synthesize_witness(circuit)?.full_assignment;
+    step.done("");
+    let step = Step::new(format!(
+        "ark-groth16's generator, circom's reduction ({} threads)",
+        rayon::current_num_threads()
+    ));
+    let key = zkgpu_circom::setup(&r1cs, &mut rng)?;
+    step.done(&format!(
+        "(domain 2^{})",
+        key.domain_size().trailing_zeros()
+    ));
+    let step = Step::new(format!(
+        "writing {} and {}",
+        args.zkey.display(),
+        args.wtns.display()
+    ));
+    std::fs::write(&args.zkey, zkgpu_circom::write_zkey(&key))
+        .map_err(|e| format!("{}: {e}", args.zkey.display()))?;
+    std::fs::write(&args.wtns, zkgpu_circom::write_wtns(&values))
+        .map_err(|e| format!("{}: {e}", args.wtns.display()))?;
+    step.done("");
+    Ok(())
+}
