@@ -60,33 +60,14 @@ pub fn run(args: &BenchKeyArgs) -> Result<(), BoxError> {
         num_public: inputs - 1,
         matrices: [a, b, c],
     };
-    step.done(&format!(
-        "({} constraints, {} wires, {} public)",
-        r1cs.num_constraints(),
-        r1cs.num_wires,
-        r1cs.num_public
-    ));
-    let step = Step::new("the witness (arkworks)");
-    let values = zkgpu_groth16::synthesize_witness(circuit)?.full_assignment;
-    step.done("");
+    step.done(&crate::circom_cmd::r1cs_summary(&r1cs));
     let step = Step::new(format!(
-        "ark-groth16's generator, circom's reduction ({} threads)",
-        rayon::current_num_threads()
-    ));
-    let key = zkgpu_circom::setup(&r1cs, &mut rng)?;
-    step.done(&format!(
-        "(domain 2^{})",
-        key.domain_size().trailing_zeros()
-    ));
-    let step = Step::new(format!(
-        "writing {} and {}",
-        args.zkey.display(),
+        "the witness (arkworks), written to {}",
         args.wtns.display()
     ));
-    std::fs::write(&args.zkey, zkgpu_circom::write_zkey(&key))
-        .map_err(|e| format!("{}: {e}", args.zkey.display()))?;
+    let values = zkgpu_groth16::synthesize_witness(circuit)?.full_assignment;
     std::fs::write(&args.wtns, zkgpu_circom::write_wtns(&values))
         .map_err(|e| format!("{}: {e}", args.wtns.display()))?;
     step.done("");
-    Ok(())
+    crate::circom_cmd::setup_and_write(&r1cs, &mut rng, &args.zkey)
 }

@@ -13,7 +13,9 @@ use ark_ff::UniformRand;
 use ark_groth16::VerifyingKey;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::Args;
-use zkgpu_circom::{CircomKey, CircomProof, read_verifying_key_json, read_wtns, read_zkey};
+use zkgpu_circom::{
+    CircomKey, CircomProof, CircomR1cs, read_verifying_key_json, read_wtns, read_zkey,
+};
 use zkgpu_groth16::{CacheOutcome, GpuProver, PreparedProvingKey};
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
@@ -426,26 +428,40 @@ pub fn setup(args: &SetupArgs) -> Result<(), BoxError> {
     let step = Step::new(format!("reading {}", args.r1cs.display()));
     let r1cs = zkgpu_circom::read_r1cs(&read(&args.r1cs)?)
         .map_err(|e| format!("{}: {e}", args.r1cs.display()))?;
-    step.done(&format!(
+    step.done(&r1cs_summary(&r1cs));
+    setup_and_write(&r1cs, &mut randomness(args.seed)?, &args.zkey)
+}
+
+/// A circuit's counts, as the steps print them.
+pub(crate) fn r1cs_summary(r1cs: &CircomR1cs) -> String {
+    format!(
         "({} constraints, {} wires, {} public)",
         r1cs.num_constraints(),
         r1cs.num_wires,
         r1cs.num_public
-    ));
-    let mut rng = randomness(args.seed)?;
+    )
+}
+
+/// The key of `r1cs` from ark-groth16's generator with circom's reduction, written to `path`
+/// as a `.zkey`; both steps timed.
+pub(crate) fn setup_and_write(
+    r1cs: &CircomR1cs,
+    rng: &mut StdRng,
+    path: &Path,
+) -> Result<(), BoxError> {
     let step = Step::new(format!(
         "ark-groth16's generator, circom's reduction ({} threads)",
         rayon::current_num_threads()
     ));
-    let key = zkgpu_circom::setup(&r1cs, &mut rng)?;
+    let key = zkgpu_circom::setup(r1cs, rng)?;
     step.done(&format!(
         "(domain 2^{})",
         key.domain_size().trailing_zeros()
     ));
-    let step = Step::new(format!("writing {}", args.zkey.display()));
+    let step = Step::new(format!("writing {}", path.display()));
     let bytes = zkgpu_circom::write_zkey(&key);
     let len = bytes.len();
-    std::fs::write(&args.zkey, bytes).map_err(|e| format!("{}: {e}", args.zkey.display()))?;
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     step.done(&format!("({len} bytes)"));
     Ok(())
 }
