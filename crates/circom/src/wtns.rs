@@ -20,14 +20,19 @@ pub fn read_wtns(bytes: &[u8]) -> Result<Vec<Fr>, CircomError> {
     })?;
     let count = h.usize()?;
     let data = file.section(2)?.rest_exactly(count, N8)?;
-    data.chunks_exact(N8)
-        .enumerate()
-        .map(|(i, v)| {
-            canonical::<Fr>(v).ok_or_else(|| {
-                CircomError::format(FILE, format!("value {i} is past the field's modulus"))
-            })
+    let one = |(i, v): (usize, &[u8])| {
+        canonical::<Fr>(v).ok_or_else(|| {
+            CircomError::format(FILE, format!("value {i} is past the field's modulus"))
         })
-        .collect()
+    };
+    // In parallel: a 2^20-constraint circuit's witness is a million values.
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        data.par_chunks_exact(N8).enumerate().map(one).collect()
+    }
+    #[cfg(target_arch = "wasm32")]
+    data.chunks_exact(N8).enumerate().map(one).collect()
 }
 
 /// The `.wtns` bytes of `values` (the file snarkjs writes for them).

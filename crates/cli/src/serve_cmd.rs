@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::Args;
 use zkgpu_runtime::{DeviceChoice, DeviceSet};
-use zkgpu_service::{Client, KeySource, KeyStore, Limits, ServeConfig, Tokens, WorkerConfig};
+use zkgpu_service::{Client, JobInputs, Limits, ServeConfig, Tokens, WorkerConfig};
 
 use crate::prove_keys::{cache_dir, context_options};
 
@@ -172,7 +172,7 @@ pub struct WorkerArgs {
     /// The job database the API uses: postgres://... (or the same sqlite:// file).
     #[arg(long)]
     db: String,
-    /// The API, where keys are fetched from (else --data).
+    /// The API, where keys and witnesses are fetched from (else --data).
     #[arg(long, conflicts_with = "data")]
     server: Option<String>,
     /// The API's data directory, when this machine shares it (else --server).
@@ -195,10 +195,12 @@ fn token(arg: Option<&String>) -> Option<String> {
 
 pub fn worker(args: &WorkerArgs) -> Result<(), BoxError> {
     let cache = cache_dir(args.lanes.cache_dir.as_deref());
-    let keys = match (&args.server, &args.data) {
-        (Some(url), _) => KeySource::Server(Client::new(url, token(args.token.as_ref()))),
-        (None, Some(dir)) => KeySource::Store(KeyStore::open(dir)?),
-        (None, None) => return Err("give --server URL (keys from the API) or --data DIR".into()),
+    let inputs = match (&args.server, &args.data) {
+        (Some(url), _) => JobInputs::Server(Client::new(url, token(args.token.as_ref()))),
+        (None, Some(dir)) => JobInputs::local(dir)?,
+        (None, None) => {
+            return Err("give --server URL (keys and witnesses from the API) or --data DIR".into());
+        }
     };
     let devices = args.lanes.open_devices(cache.as_deref())?;
     let mut cfg = args.lanes.config(cache.as_deref());
@@ -206,7 +208,7 @@ pub fn worker(args: &WorkerArgs) -> Result<(), BoxError> {
         cfg.name.clone_from(n);
     }
     runtime()?.block_on(async {
-        let workers = zkgpu_service::start_workers(&args.db, &devices, keys, cfg).await?;
+        let workers = zkgpu_service::start_workers(&args.db, &devices, inputs, cfg).await?;
         eprintln!(
             "zkgpu worker: {} lane(s) claiming jobs; Ctrl-C or SIGTERM stops",
             workers.len()
@@ -216,6 +218,23 @@ pub fn worker(args: &WorkerArgs) -> Result<(), BoxError> {
         tokio::task::spawn_blocking(move || workers.stop()).await?;
         Ok::<(), BoxError>(())
     })
+}
+
+/// Where the service is (submit, fetch, load).
+#[derive(Args, Debug)]
+pub struct ServerArgs {
+    /// The server.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    server: String,
+    /// The bearer token (also: ZKGPU_TOKEN).
+    #[arg(long)]
+    token: Option<String>,
+}
+
+impl ServerArgs {
+    fn client(&self) -> Client {
+        Client::new(&self.server, token(self.token.as_ref()))
+    }
 }
 
 #[derive(Args, Debug)]
@@ -228,12 +247,8 @@ pub struct SubmitArgs {
     proof: Option<PathBuf>,
     /// Where to write public.json.
     public: Option<PathBuf>,
-    /// The server.
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    server: String,
-    /// The bearer token (also: ZKGPU_TOKEN).
-    #[arg(long)]
-    token: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
     /// Queue the job and print its id without waiting (`zkgpu fetch` gets the proof).
     #[arg(long)]
     no_wait: bool,
@@ -244,7 +259,7 @@ pub fn submit(args: &SubmitArgs) -> Result<(), BoxError> {
     for p in [&args.proof, &args.public].into_iter().flatten() {
         crate::circom_cmd::check_output(p)?;
     }
-    let client = Client::new(&args.server, token(args.token.as_ref()));
+    let client = args.server.client();
     let zkey = std::fs::read(&args.zkey).map_err(|e| format!("{}: {e}", args.zkey.display()))?;
     let witness =
         std::fs::read(&args.witness).map_err(|e| format!("{}: {e}", args.witness.display()))?;
@@ -279,16 +294,12 @@ pub struct FetchArgs {
     proof: Option<PathBuf>,
     /// Where to write public.json.
     public: Option<PathBuf>,
-    /// The server.
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    server: String,
-    /// The bearer token (also: ZKGPU_TOKEN).
-    #[arg(long)]
-    token: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
 }
 
 pub fn fetch(args: &FetchArgs) -> Result<(), BoxError> {
-    let client = Client::new(&args.server, token(args.token.as_ref()));
+    let client = args.server.client();
     fetch_into(
         &client,
         &args.job,
@@ -347,18 +358,14 @@ pub struct LoadArgs {
     /// Clients sending at once.
     #[arg(long, default_value_t = 8)]
     clients: usize,
-    /// The server.
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    server: String,
-    /// The bearer token (also: ZKGPU_TOKEN).
-    #[arg(long)]
-    token: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
 }
 
 /// `zkgpu load`: jobs from concurrent clients against a service, every proof checked;
 /// throughput, latency percentiles and the workers' prover time.
 pub fn load(args: &LoadArgs) -> Result<(), BoxError> {
-    let client = Client::new(&args.server, token(args.token.as_ref()));
+    let client = args.server.client();
     let zkey = std::fs::read(&args.zkey).map_err(|e| format!("{}: {e}", args.zkey.display()))?;
     let wtns = std::fs::read(&args.wtns).map_err(|e| format!("{}: {e}", args.wtns.display()))?;
     let plan = zkgpu_service::load::LoadPlan {
@@ -367,7 +374,7 @@ pub fn load(args: &LoadArgs) -> Result<(), BoxError> {
     };
     eprintln!(
         "zkgpu load: {} jobs from {} clients against {} ...",
-        plan.jobs, plan.clients, args.server
+        plan.jobs, plan.clients, args.server.server
     );
     let r = zkgpu_service::load::run(&client, &zkey, &wtns, &plan)?;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -390,6 +397,11 @@ pub fn load(args: &LoadArgs) -> Result<(), BoxError> {
             "prover time on the workers: p50 {:.1} ms, p90 {:.1} ms",
             r.prove_ms(0.5),
             r.prove_ms(0.9)
+        );
+        println!(
+            "where it went, p50: the submission {:.1} ms (upload, checks, witness stored), queued to ended {:.1} ms (claim, witness read, proof, recording)",
+            r.submit_ms(0.5),
+            r.service_ms(0.5)
         );
     }
     Ok(())

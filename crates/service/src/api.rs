@@ -10,6 +10,7 @@
 //! | `GET /v1/jobs?state=&limit=` | jobs, newest first |
 //! | `GET /v1/jobs/{id}?wait_ms=` | a job; waits up to `wait_ms` (at most 60 s) for it to end |
 //! | `GET /v1/jobs/{id}/proof` | `{"proof": proof.json, "public": public.json}` of a done job |
+//! | `GET /v1/jobs/{id}/witness` | a running job's `.wtns`, to the worker whose claim (header `x-zkgpu-claim`) holds it |
 //! | `DELETE /v1/jobs/{id}` | cancel a queued or running job |
 //! | `GET /healthz`, `GET /readyz` | alive; ready (the database answers) |
 //! | `GET /metrics` | Prometheus' text format |
@@ -34,6 +35,10 @@ use crate::events::Events;
 use crate::ids::{check_job_id, check_key_id, random_id};
 use crate::keys::KeyStore;
 use crate::metrics::Metrics;
+use crate::witness::WitnessStore;
+
+/// The header in which a worker shows the claim it holds on a job (its witness's route).
+pub(crate) const CLAIM_HEADER: &str = "x-zkgpu-claim";
 
 /// Body size limits of the API.
 #[derive(Clone, Copy, Debug)]
@@ -58,6 +63,7 @@ impl Default for Limits {
 pub(crate) struct AppState {
     pub db: Db,
     pub keys: KeyStore,
+    pub witnesses: WitnessStore,
     pub tokens: Tokens,
     pub events: Events,
     pub metrics: Arc<Metrics>,
@@ -83,6 +89,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/v1/jobs", get(list_jobs))
         .route("/v1/jobs/{id}", get(get_job).delete(cancel))
         .route("/v1/jobs/{id}/proof", get(get_proof))
+        .route("/v1/jobs/{id}/witness", get(get_witness))
         .route("/metrics", get(metrics))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .route("/healthz", get(|| async { "ok\n" }))
@@ -116,6 +123,7 @@ fn route_name(path: &str) -> &'static str {
         ["v1", "jobs"] => "jobs",
         ["v1", "jobs", _] => "job",
         ["v1", "jobs", _, "proof"] => "proof",
+        ["v1", "jobs", _, "witness"] => "witness",
         ["metrics"] => "metrics",
         _ => "other",
     }
@@ -239,13 +247,18 @@ async fn submit(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
-    let wtns = tokio::task::spawn_blocking(move || {
-        crate::witness::checked_wtns(&witness, json, key.signals as usize)
+    let id = random_id();
+    let (store, job) = (s.witnesses.clone(), id.clone());
+    // Checked and written as the job's witness file before the job is queued.
+    tokio::task::spawn_blocking(move || {
+        crate::witness::store_checked(&store, &job, &witness, json, key.signals as usize)
     })
     .await
     .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
-    let id = random_id();
-    s.db.insert_job(&id, &key_id, &wtns).await?;
+    if let Err(e) = s.db.insert_job(&id, &key_id).await {
+        let _ = s.witnesses.remove(&id);
+        return Err(e);
+    }
     s.events.submitted();
     let job = s.db.job(&id).await?.ok_or_else(|| unknown_job(&id))?;
     Ok((StatusCode::ACCEPTED, Json(job)).into_response())
@@ -315,6 +328,33 @@ async fn get_proof(State(s): State<AppState>, Path(id): Path<String>) -> Result<
     };
     let out = serde_json::json!({ "proof": parse(&proof)?, "public": parse(&public)? });
     Ok(Json(out).into_response())
+}
+
+async fn get_witness(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response> {
+    check_job_id(&id)?;
+    let claim = headers
+        .get(CLAIM_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(|| {
+            ServiceError::bad_request(format!(
+                "a job's witness is served under its claim: give {CLAIM_HEADER}"
+            ))
+        })?;
+    if !s.db.claim_holds(&id, claim).await? {
+        return Err(ServiceError::new(
+            ErrorCode::UnknownJob,
+            format!("no job {id} runs under that claim"),
+        ));
+    }
+    let store = s.witnesses.clone();
+    let bytes = tokio::task::spawn_blocking(move || store.read(&id))
+        .await
+        .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
+    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
 }
 
 async fn cancel(State(s): State<AppState>, Path(id): Path<String>) -> Result<Response> {

@@ -57,6 +57,12 @@ pub struct RemoteJob {
     pub attempts: i64,
     /// The worker's prover time.
     pub prove_ms: Option<f64>,
+    /// When it was queued (ms since the Unix epoch, the database's clock).
+    #[serde(default)]
+    pub created_ms: i64,
+    /// When it last changed (for an ended job: when it ended).
+    #[serde(default)]
+    pub updated_ms: i64,
 }
 
 impl RemoteJob {
@@ -154,6 +160,19 @@ impl Client {
     pub fn zkey(&self, id: &str) -> Result<Vec<u8>> {
         crate::ids::check_key_id(id)?;
         self.get(&format!("/v1/keys/{id}/zkey"))
+    }
+
+    /// The witness of job `id`, to the worker whose claim `claim` holds it.
+    pub fn witness(&self, id: &str, claim: &str) -> Result<Vec<u8>> {
+        crate::ids::check_job_id(id)?;
+        let mut req = self
+            .agent
+            .get(format!("{}/v1/jobs/{id}/witness", self.base))
+            .header(crate::api::CLAIM_HEADER, claim);
+        if let Some(a) = self.auth() {
+            req = req.header("Authorization", a);
+        }
+        Self::answer(req.call().map_err(transport)?)
     }
 
     /// Queues a proof of a `.wtns` witness.

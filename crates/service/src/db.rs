@@ -144,8 +144,9 @@ pub struct Claimed {
     pub id: String,
     /// The key's id.
     pub key: String,
-    /// The witness, as a `.wtns`.
-    pub witness: Vec<u8>,
+    /// The witness as a `.wtns` when the row holds one (rows queued before witnesses moved
+    /// to the API's witness files); `None`: the worker reads it from there.
+    pub witness: Option<Vec<u8>>,
     /// This claim's token: results are written only under it.
     pub claim: String,
     /// Which claim of the job this is (1 the first).
@@ -158,7 +159,7 @@ impl Claimed {
         Self {
             id: self.id.clone(),
             key: self.key.clone(),
-            witness: Vec::new(),
+            witness: None,
             claim: self.claim.clone(),
             attempt: self.attempt,
         }
@@ -306,19 +307,52 @@ impl Db {
             .collect())
     }
 
-    /// Queues a job of `key` for the witness `wtns` (checked by the caller).
-    pub async fn insert_job(&self, id: &str, key: &str, wtns: &[u8]) -> Result<()> {
+    /// Queues job `id` of `key` (its witness, checked, stored by the caller first).
+    pub async fn insert_job(&self, id: &str, key: &str) -> Result<()> {
         let sql = self.sql(
-            "INSERT INTO zkgpu_jobs (id, key_id, state, witness, created_ms, updated_ms, attempts) \
-             VALUES ($1, $2, 'queued', $3, {now}, {now}, 0)",
+            "INSERT INTO zkgpu_jobs (id, key_id, state, created_ms, updated_ms, attempts) \
+             VALUES ($1, $2, 'queued', {now}, {now}, 0)",
         );
         sqlx::query(&sql)
             .bind(id)
             .bind(key)
-            .bind(wtns)
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+
+    /// The ids of the queued and running jobs (whose witnesses are kept).
+    pub async fn live_jobs(&self) -> Result<Vec<String>> {
+        let rows: Vec<(String,)> =
+            sqlx::query_as("SELECT id FROM zkgpu_jobs WHERE state IN ('queued', 'running')")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+
+    /// The ids of the jobs that ended within `within` (whose witnesses can go).
+    pub async fn ended_within(&self, within: Duration) -> Result<Vec<String>> {
+        let sql = self.sql(
+            "SELECT id FROM zkgpu_jobs WHERE state IN ('done', 'failed', 'cancelled') \
+             AND updated_ms > {now} - $1",
+        );
+        let rows: Vec<(String,)> = sqlx::query_as(&sql)
+            .bind(within.as_millis() as i64)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+
+    /// Whether `claim` holds job `id` (it runs under that claim).
+    pub async fn claim_holds(&self, id: &str, claim: &str) -> Result<bool> {
+        let row: Option<(String,)> = sqlx::query_as(
+            "SELECT id FROM zkgpu_jobs WHERE id = $1 AND claim = $2 AND state = 'running'",
+        )
+        .bind(id)
+        .bind(claim)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.is_some())
     }
 
     /// The job of `id`.
@@ -406,7 +440,7 @@ impl Db {
         Ok(row.map(|(id, key, witness, attempt)| Claimed {
             id,
             key,
-            witness: witness.unwrap_or_default(),
+            witness,
             claim,
             attempt,
         }))

@@ -30,6 +30,9 @@ pub enum ErrorCode {
     /// The witness has another number of signals than the key's circuit, or its constant is
     /// not one (400).
     WitnessMismatch,
+    /// The job's witness is no longer kept (its file was removed, or the machine holding it
+    /// restarted without it) (410; a failed job).
+    WitnessLost,
     /// The witness does not satisfy the circuit: the proof failed its check (a failed job).
     NotSatisfied,
     /// The job has no proof yet (409).
@@ -48,7 +51,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for the metrics' labels and the docs.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 17] = [
         Self::Unauthorized,
         Self::BadRequest,
         Self::TooLarge,
@@ -58,6 +61,7 @@ impl ErrorCode {
         Self::UnsupportedKey,
         Self::InvalidWitness,
         Self::WitnessMismatch,
+        Self::WitnessLost,
         Self::NotSatisfied,
         Self::NotReady,
         Self::NoProof,
@@ -79,6 +83,7 @@ impl ErrorCode {
             Self::UnsupportedKey => "unsupported_key",
             Self::InvalidWitness => "invalid_witness",
             Self::WitnessMismatch => "witness_mismatch",
+            Self::WitnessLost => "witness_lost",
             Self::NotSatisfied => "not_satisfied",
             Self::NotReady => "not_ready",
             Self::NoProof => "no_proof",
@@ -101,6 +106,7 @@ impl ErrorCode {
             Self::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnknownKey | Self::UnknownJob => StatusCode::NOT_FOUND,
             Self::NotReady | Self::NoProof => StatusCode::CONFLICT,
+            Self::WitnessLost => StatusCode::GONE,
             Self::Database => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal | Self::Gpu | Self::LeaseExpired => StatusCode::INTERNAL_SERVER_ERROR,
             _ => StatusCode::BAD_REQUEST,

@@ -37,4 +37,5 @@ pub use ids::{check_job_id, check_key_id};
 pub use keys::KeyStore;
 pub use schema::SCHEMA_VERSION;
 pub use server::{Running, ServeConfig, start, start_workers};
-pub use worker::{KeySource, WorkerConfig, Workers, default_name};
+pub use witness::WitnessStore;
+pub use worker::{JobInputs, WorkerConfig, Workers, default_name};

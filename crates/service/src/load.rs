@@ -30,6 +30,12 @@ pub struct LoadReport {
     pub latencies: Vec<Duration>,
     /// The workers' prover time per job, sorted (ms).
     pub prove_ms: Vec<f64>,
+    /// The submission's request per job (upload, checks, witness stored, job queued), sorted
+    /// (ms, the client's clock).
+    pub submit_ms: Vec<f64>,
+    /// Queued to ended per job (the claim's wait, reading the witness, the proof,
+    /// recording), sorted (ms, the database's clock).
+    pub service_ms: Vec<f64>,
 }
 
 impl LoadReport {
@@ -46,6 +52,16 @@ impl LoadReport {
     /// The workers' prover time at quantile `q`, in ms.
     pub fn prove_ms(&self, q: f64) -> f64 {
         quantile(&self.prove_ms, q).unwrap_or_default()
+    }
+
+    /// The submission's request time at quantile `q`, in ms.
+    pub fn submit_ms(&self, q: f64) -> f64 {
+        quantile(&self.submit_ms, q).unwrap_or_default()
+    }
+
+    /// Queued to ended at quantile `q`, in ms.
+    pub fn service_ms(&self, q: f64) -> f64 {
+        quantile(&self.service_ms, q).unwrap_or_default()
     }
 }
 
@@ -67,7 +83,7 @@ pub fn run(client: &Client, zkey: &[u8], wtns: &[u8], plan: &LoadPlan) -> Result
     let id = client.register_key(zkey)?.id;
     let next = std::sync::atomic::AtomicUsize::new(0);
     let started = Instant::now();
-    let per_client: Vec<Result<Vec<(Duration, f64)>>> = std::thread::scope(|s| {
+    let per_client: Vec<Result<Vec<JobTimes>>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..plan.clients.max(1))
             .map(|_| {
                 s.spawn(|| {
@@ -92,22 +108,33 @@ pub fn run(client: &Client, zkey: &[u8], wtns: &[u8], plan: &LoadPlan) -> Result
             .collect()
     });
     let wall = started.elapsed();
-    let mut latencies = Vec::new();
-    let mut prove_ms = Vec::new();
+    let mut times = Vec::new();
     for r in per_client {
-        for (l, p) in r? {
-            latencies.push(l);
-            prove_ms.push(p);
-        }
+        times.extend(r?);
     }
+    let sorted = |f: fn(&JobTimes) -> f64| {
+        let mut v: Vec<f64> = times.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let mut latencies: Vec<Duration> = times.iter().map(|t| t.latency).collect();
     latencies.sort();
-    prove_ms.sort_by(f64::total_cmp);
     Ok(LoadReport {
         jobs: latencies.len(),
         wall,
         latencies,
-        prove_ms,
+        prove_ms: sorted(|t| t.prove_ms),
+        submit_ms: sorted(|t| t.submit_ms),
+        service_ms: sorted(|t| t.service_ms),
     })
+}
+
+/// One job's times.
+struct JobTimes {
+    latency: Duration,
+    submit_ms: f64,
+    service_ms: f64,
+    prove_ms: f64,
 }
 
 /// One job: submitted, waited for, fetched, checked.
@@ -117,9 +144,10 @@ fn one(
     wtns: &[u8],
     pvk: &PreparedVerifyingKey<Bn254>,
     public: &[ark_bn254::Fr],
-) -> Result<(Duration, f64)> {
+) -> Result<JobTimes> {
     let t = Instant::now();
     let job = c.submit(key, wtns)?;
+    let submit_ms = t.elapsed().as_secs_f64() * 1e3;
     let done = c.wait(&job.id)?;
     if done.state != "done" {
         return Err(ServiceError::new(
@@ -139,5 +167,10 @@ fn one(
     if !fine {
         return Err(bad(format!("job {}: the proof does not verify", job.id)));
     }
-    Ok((latency, done.prove_ms.unwrap_or(0.0)))
+    Ok(JobTimes {
+        latency,
+        submit_ms,
+        service_ms: (done.updated_ms - done.created_ms) as f64,
+        prove_ms: done.prove_ms.unwrap_or(0.0),
+    })
 }

@@ -7,7 +7,9 @@ use crate::db::Dialect;
 use crate::error::Result;
 
 /// The migrations in order: (version, what it does, its statements with `{blob}` for the
-/// dialect's byte-string type).
+/// dialect's byte-string type). Jobs' `witness` column is written no more (witnesses are
+/// files: crate::witness); a row queued before that still has its witness there and is
+/// proved from it.
 const MIGRATIONS: &[(i64, &str, &str)] = &[(
     1,
     "keys and jobs",

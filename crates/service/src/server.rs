@@ -17,7 +17,8 @@ use crate::error::{ErrorCode, Result, ServiceError};
 use crate::events::Events;
 use crate::keys::KeyStore;
 use crate::metrics::Metrics;
-use crate::worker::{KeySource, WorkerConfig, Workers};
+use crate::witness::WitnessStore;
+use crate::worker::{JobInputs, WorkerConfig, Workers};
 
 /// How the API runs.
 #[derive(Clone, Debug)]
@@ -26,7 +27,8 @@ pub struct ServeConfig {
     pub listen: SocketAddr,
     /// The database: `sqlite://PATH` or `postgres://...`.
     pub db: String,
-    /// The data directory (registered keys under `keys/`).
+    /// The data directory (registered keys under `keys/`, queued jobs' witnesses under
+    /// `witnesses/`).
     pub data: PathBuf,
     /// Accepted bearer tokens; none configured means loopback only.
     pub tokens: Tokens,
@@ -57,6 +59,7 @@ pub async fn start(cfg: ServeConfig, devices: Option<&DeviceSet>) -> Result<Runn
     }
     // The data directory first: the default SQLite file lives in it.
     let keys = KeyStore::open(&cfg.data)?;
+    let witnesses = WitnessStore::open(&cfg.data)?;
     let db = Db::connect(&cfg.db).await?;
     let events = Events::default();
     let metrics = Arc::new(Metrics::default());
@@ -69,6 +72,7 @@ pub async fn start(cfg: ServeConfig, devices: Option<&DeviceSet>) -> Result<Runn
     let state = AppState {
         db: db.clone(),
         keys: keys.clone(),
+        witnesses: witnesses.clone(),
         tokens: cfg.tokens.clone(),
         events: events.clone(),
         metrics: metrics.clone(),
@@ -84,13 +88,13 @@ pub async fn start(cfg: ServeConfig, devices: Option<&DeviceSet>) -> Result<Runn
             })
             .await
     });
-    let sweeper = tokio::spawn(sweep(db.clone()));
+    let sweeper = tokio::spawn(sweep(db.clone(), witnesses.clone()));
     let workers = match devices {
         Some(d) => Some(Workers::start(
             tokio::runtime::Handle::current(),
             db,
             d,
-            KeySource::Store(keys),
+            JobInputs::Local { keys, witnesses },
             cfg.worker.clone(),
             events,
             metrics,
@@ -107,16 +111,50 @@ pub async fn start(cfg: ServeConfig, devices: Option<&DeviceSet>) -> Result<Runn
     })
 }
 
-/// Deletes expired results once a minute.
-async fn sweep(db: Db) {
-    let mut tick = tokio::time::interval(Duration::from_secs(60));
-    loop {
+/// Removes the witnesses of ended jobs every two seconds, and expired results once a minute.
+async fn sweep(db: Db, witnesses: WitnessStore) {
+    let mut tick = tokio::time::interval(Duration::from_secs(2));
+    for round in 0u64.. {
         tick.tick().await;
+        sweep_witnesses(&db, &witnesses).await;
+        if round % 30 != 0 {
+            continue;
+        }
         match db.delete_expired().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(jobs = n, "expired results deleted"),
             Err(e) => tracing::warn!("deleting expired results: {e}"),
         }
+    }
+}
+
+/// A witness file of no job in the table goes once it is this old (a submission writes its
+/// witness a moment before it queues the job; one whose job was deleted goes too).
+const WITNESS_GRACE: Duration = Duration::from_secs(30);
+
+async fn sweep_witnesses(db: &Db, witnesses: &WitnessStore) {
+    // Jobs that ended in the last minute go at once; any older are past the grace period.
+    let sets = async {
+        let live = db.live_jobs().await?.into_iter().collect();
+        let ended = db
+            .ended_within(Duration::from_secs(60))
+            .await?
+            .into_iter()
+            .collect();
+        Ok::<_, ServiceError>((live, ended))
+    };
+    let (live, ended) = match sets.await {
+        Ok(sets) => sets,
+        Err(e) => return tracing::warn!("listing jobs for the witness sweep: {e}"),
+    };
+    let store = witnesses.clone();
+    let swept =
+        tokio::task::spawn_blocking(move || store.sweep(&live, &ended, WITNESS_GRACE)).await;
+    match swept {
+        Ok(Ok(0)) => {}
+        Ok(Ok(n)) => tracing::debug!(files = n, "witnesses of ended jobs removed"),
+        Ok(Err(e)) => tracing::warn!("removing witnesses: {e}"),
+        Err(e) => tracing::warn!("removing witnesses: {e}"),
     }
 }
 
@@ -145,7 +183,7 @@ impl Running {
 pub async fn start_workers(
     db: &str,
     devices: &DeviceSet,
-    keys: KeySource,
+    inputs: JobInputs,
     cfg: WorkerConfig,
 ) -> Result<Workers> {
     let db = Db::connect(db).await?;
@@ -153,7 +191,7 @@ pub async fn start_workers(
         tokio::runtime::Handle::current(),
         db,
         devices,
-        keys,
+        inputs,
         cfg,
         Events::default(),
         Arc::new(Metrics::default()),

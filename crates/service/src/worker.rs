@@ -2,7 +2,8 @@
 //! the queue, renewing its lease while it proves, keeping its most recently used keys
 //! prepared on its GPU, and writing the proof (or the failure) under its claim.
 
-use std::path::PathBuf;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -20,6 +21,7 @@ use crate::error::{ErrorCode, Result, ServiceError};
 use crate::events::Events;
 use crate::keys::KeyStore;
 use crate::metrics::Metrics;
+use crate::witness::WitnessStore;
 
 /// How workers claim and prove.
 #[derive(Clone, Debug)]
@@ -73,21 +75,44 @@ pub fn default_name() -> String {
     format!("{host}-{}", std::process::id())
 }
 
-/// Where a worker reads the `.zkey` of a job's key.
+/// Where a worker reads a job's `.zkey` and witness.
 #[derive(Clone, Debug)]
-pub enum KeySource {
-    /// The API's own key store (a worker in the API's process, or one sharing its disk).
-    Store(KeyStore),
-    /// The API over HTTP (a worker on another machine).
+pub enum JobInputs {
+    /// The API's data directory (a worker in the API's process, or one sharing its disk).
+    Local {
+        /// The registered keys.
+        keys: KeyStore,
+        /// The witnesses of queued and running jobs.
+        witnesses: WitnessStore,
+    },
+    /// The API over HTTP (a worker on another machine; the witness served under its claim).
     Server(Client),
 }
 
-impl KeySource {
+impl JobInputs {
+    /// The stores of the data directory `data`.
+    pub fn local(data: &Path) -> Result<Self> {
+        Ok(Self::Local {
+            keys: KeyStore::open(data)?,
+            witnesses: WitnessStore::open(data)?,
+        })
+    }
+
     fn zkey(&self, id: &str) -> Result<Vec<u8>> {
         match self {
-            Self::Store(s) => s.read(id),
+            Self::Local { keys, .. } => keys.read(id),
             Self::Server(c) => c.zkey(id),
         }
+    }
+
+    fn witness<'a>(&self, job: &'a Claimed) -> Result<Cow<'a, [u8]>> {
+        if let Some(w) = &job.witness {
+            return Ok(Cow::Borrowed(w));
+        }
+        Ok(Cow::Owned(match self {
+            Self::Local { witnesses, .. } => witnesses.read(&job.id)?,
+            Self::Server(c) => c.witness(&job.id, &job.claim)?,
+        }))
     }
 }
 
@@ -96,7 +121,7 @@ impl KeySource {
 struct Shared {
     rt: tokio::runtime::Handle,
     db: Db,
-    keys: KeySource,
+    inputs: JobInputs,
     cfg: WorkerConfig,
     events: Events,
     metrics: Arc<Metrics>,
@@ -117,7 +142,7 @@ impl Workers {
         rt: tokio::runtime::Handle,
         db: Db,
         devices: &DeviceSet,
-        keys: KeySource,
+        inputs: JobInputs,
         cfg: WorkerConfig,
         events: Events,
         metrics: Arc<Metrics>,
@@ -125,7 +150,7 @@ impl Workers {
         let shared = Arc::new(Shared {
             rt,
             db,
-            keys,
+            inputs,
             cfg,
             events,
             metrics,
@@ -271,7 +296,9 @@ fn prove_job(
     let entry = resident.remove(at);
     resident.insert(0, entry);
     let key = &resident[0].1;
-    let values = zkgpu_circom::read_wtns(&job.witness).map_err(ServiceError::of_witness)?;
+    let wtns = s.inputs.witness(job)?;
+    let values = zkgpu_circom::read_wtns(&wtns).map_err(ServiceError::of_witness)?;
+    drop(wtns);
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed)
         .map_err(|e| ServiceError::new(ErrorCode::Internal, format!("no randomness: {e}")))?;
@@ -287,7 +314,7 @@ fn prove_job(
 }
 
 fn prepare(s: &Shared, prover: &GpuProver<Bn254>, id: &str) -> Result<PreparedProvingKey<Bn254>> {
-    let zkey = s.keys.zkey(id)?;
+    let zkey = s.inputs.zkey(id)?;
     let got = zkgpu_circom::zkey_hash(&zkey);
     if crate::ids::hex(&got) != id {
         return Err(ServiceError::new(

@@ -247,3 +247,83 @@ fn bad_requests(addr: SocketAddr) {
         200
     );
 }
+
+/// A job's witness is a file while the job lives, served only under the claim that holds it,
+/// and removed once the job ends (done or cancelled).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn witnesses_are_served_under_their_claim_and_swept() {
+    let cfg = config(Tokens::default(), Limits::default());
+    let (db_url, data) = (cfg.db.clone(), cfg.data.clone());
+    let running = start(cfg, None).await.unwrap();
+    let addr = running.addr;
+    let c = Client::new(&format!("http://{addr}"), None);
+    let small = fixture("multiplier.wtns");
+    let (c2, w) = (c.clone(), small.clone());
+    let (a, b) = tokio::task::spawn_blocking(move || {
+        let key = c2.register_key(&fixture("multiplier.zkey")).unwrap();
+        // A witness refused after it was written in part is not kept (the sweep would keep
+        // it for 30 s, past this test's wait below).
+        let mut bad = w.clone();
+        bad.truncate(w.len() - 1);
+        assert_eq!(code(c2.submit(&key.id, &bad)), ErrorCode::InvalidWitness);
+        let mut other = w.clone();
+        let last = other.len() - 32;
+        other[last..].fill(0xff);
+        assert_eq!(code(c2.submit(&key.id, &other)), ErrorCode::InvalidWitness);
+        let a = c2.submit(&key.id, &w).unwrap();
+        let b = c2.submit(&key.id, &w).unwrap();
+        (a.id, b.id)
+    })
+    .await
+    .unwrap();
+    let file = |id: &str| data.join("witnesses").join(format!("{id}.wtns"));
+    assert_eq!(std::fs::read(file(&a)).unwrap(), small);
+    assert_eq!(std::fs::read(file(&b)).unwrap(), small);
+    // A worker (here the queue itself) claims one (both were queued within a millisecond).
+    let db = zkgpu_service::Db::connect(&db_url).await.unwrap();
+    let claimed = db
+        .claim("w", Duration::from_secs(60), 3)
+        .await
+        .unwrap()
+        .unwrap();
+    let (done, cancelled) = if claimed.id == a { (a, b) } else { (b, a) };
+    assert_eq!(claimed.witness, None);
+    let (c2, id, claim) = (c.clone(), done.clone(), claimed.claim.clone());
+    let got = tokio::task::spawn_blocking(move || {
+        let (status, body) = raw(
+            addr,
+            &format!("GET /v1/jobs/{id}/witness HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        );
+        assert!(status == 400 && body.contains(CLAIM), "{body}");
+        assert_eq!(code(c2.witness(&id, "forged")), ErrorCode::UnknownJob);
+        c2.witness(&id, &claim).unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(got, small);
+    // Done, and the other cancelled: both witnesses go within a sweep or two.
+    assert!(
+        db.complete(&claimed, "{}", "[]", 1.0, Duration::from_secs(60))
+            .await
+            .unwrap()
+    );
+    let (c2, id, claim) = (c.clone(), done.clone(), claimed.claim.clone());
+    let after = tokio::task::spawn_blocking(move || {
+        c2.cancel(&cancelled).unwrap();
+        code(c2.witness(&id, &claim))
+    })
+    .await
+    .unwrap();
+    assert_eq!(after, ErrorCode::UnknownJob);
+    let t = Instant::now();
+    while std::fs::read_dir(data.join("witnesses")).unwrap().count() > 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "witnesses of ended jobs kept"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    running.shutdown().await.unwrap();
+}
+
+const CLAIM: &str = "x-zkgpu-claim";

@@ -31,15 +31,15 @@ async fn state(db: &Db, id: &str) -> JobState {
 /// Claims in submission order; a result is written once, under its claim.
 async fn claims_in_order(db: &Db) {
     for i in 0..3 {
-        db.insert_job(&job_id(i), &key(), &[i as u8]).await.unwrap();
+        db.insert_job(&job_id(i), &key()).await.unwrap();
         // Distinct creation times (the order's first key).
         tokio::time::sleep(Duration::from_millis(3)).await;
     }
     let a = db.claim("a", LONG, 3).await.unwrap().unwrap();
     let b = db.claim("b", LONG, 3).await.unwrap().unwrap();
     assert_eq!(
-        (a.id.as_str(), a.witness.as_slice(), a.attempt),
-        (job_id(0).as_str(), &[0u8][..], 1)
+        (a.id.as_str(), a.witness.as_deref(), a.attempt),
+        (job_id(0).as_str(), None, 1)
     );
     assert_eq!(b.id, job_id(1));
     assert!(db.heartbeat(&a, LONG).await.unwrap());
@@ -62,11 +62,14 @@ async fn claims_in_order(db: &Db) {
     let c = db.claim("c", LONG, 3).await.unwrap().unwrap();
     assert_eq!(c.id, job_id(2));
     assert!(db.claim("d", LONG, 3).await.unwrap().is_none());
+    let mut live = db.live_jobs().await.unwrap();
+    live.sort();
+    assert_eq!(live, [job_id(1), job_id(2)]);
 }
 
 /// A lease that expires is taken over; the first claim's late result is discarded.
 async fn expired_lease_taken_over(db: &Db) {
-    db.insert_job(&job_id(10), &key(), b"w").await.unwrap();
+    db.insert_job(&job_id(10), &key()).await.unwrap();
     let dead = db
         .claim("dead", Duration::from_millis(40), 3)
         .await
@@ -79,7 +82,9 @@ async fn expired_lease_taken_over(db: &Db) {
     tokio::time::sleep(Duration::from_millis(120)).await;
     let live = db.claim("live", LONG, 3).await.unwrap().unwrap();
     assert_eq!((live.id.as_str(), live.attempt), (job_id(10).as_str(), 2));
-    assert_eq!(live.witness, b"w");
+    // The witness is served under the claim that holds, not the expired one.
+    assert!(db.claim_holds(&live.id, &live.claim).await.unwrap());
+    assert!(!db.claim_holds(&dead.id, &dead.claim).await.unwrap());
     assert!(!db.heartbeat(&dead, LONG).await.unwrap());
     assert!(
         !db.complete(&dead, "{\"late\":1}", "[]", 1.0, KEEP)
@@ -102,7 +107,7 @@ async fn expired_lease_taken_over(db: &Db) {
 async fn failures(db: &Db) {
     let gpu = ServiceError::new(ErrorCode::Gpu, "device lost");
     let unsat = ServiceError::new(ErrorCode::NotSatisfied, "no");
-    db.insert_job(&job_id(20), &key(), b"w").await.unwrap();
+    db.insert_job(&job_id(20), &key()).await.unwrap();
     let j = db.claim("a", LONG, 2).await.unwrap().unwrap();
     assert!(db.fail(&j, &gpu, 2, KEEP).await.unwrap());
     assert_eq!(state(db, &j.id).await, JobState::Queued);
@@ -116,14 +121,14 @@ async fn failures(db: &Db) {
     );
     assert!(db.result(&j.id).await.unwrap().is_none());
 
-    db.insert_job(&job_id(21), &key(), b"w").await.unwrap();
+    db.insert_job(&job_id(21), &key()).await.unwrap();
     let j = db.claim("a", LONG, 2).await.unwrap().unwrap();
     assert!(db.fail(&j, &unsat, 2, KEEP).await.unwrap());
     let info = db.job(&j.id).await.unwrap().unwrap();
     assert_eq!((info.state, info.attempts), (JobState::Failed, 1));
     assert_eq!(info.error_code.as_deref(), Some("not_satisfied"));
 
-    db.insert_job(&job_id(22), &key(), b"w").await.unwrap();
+    db.insert_job(&job_id(22), &key()).await.unwrap();
     let short = Duration::from_millis(30);
     db.claim("a", short, 2).await.unwrap().unwrap();
     tokio::time::sleep(Duration::from_millis(80)).await;
@@ -140,17 +145,17 @@ async fn failures(db: &Db) {
 
 /// Cancel: a queued job is never claimed; a running one's result is discarded.
 async fn cancels(db: &Db) {
-    db.insert_job(&job_id(30), &key(), b"w").await.unwrap();
+    db.insert_job(&job_id(30), &key()).await.unwrap();
     assert!(db.cancel(&job_id(30), KEEP).await.unwrap());
     assert!(!db.cancel(&job_id(30), KEEP).await.unwrap());
     assert!(db.claim("a", LONG, 3).await.unwrap().is_none());
-    db.insert_job(&job_id(31), &key(), b"w").await.unwrap();
+    db.insert_job(&job_id(31), &key()).await.unwrap();
     let j = db.claim("a", LONG, 3).await.unwrap().unwrap();
     assert!(db.cancel(&j.id, KEEP).await.unwrap());
     assert!(!db.complete(&j, "{}", "[]", 1.0, KEEP).await.unwrap());
     assert_eq!(state(db, &j.id).await, JobState::Cancelled);
     // Expiry: kept for zero time, deleted by the sweep.
-    db.insert_job(&job_id(32), &key(), b"w").await.unwrap();
+    db.insert_job(&job_id(32), &key()).await.unwrap();
     assert!(db.cancel(&job_id(32), Duration::ZERO).await.unwrap());
     tokio::time::sleep(Duration::from_millis(5)).await;
     assert!(db.delete_expired().await.unwrap() >= 1);
@@ -161,7 +166,7 @@ async fn cancels(db: &Db) {
 async fn many_claimers(db: &Db) {
     let n = 60;
     for i in 0..n {
-        db.insert_job(&job_id(100 + i), &key(), b"w").await.unwrap();
+        db.insert_job(&job_id(100 + i), &key()).await.unwrap();
     }
     let mut tasks = Vec::new();
     for w in 0..8 {
