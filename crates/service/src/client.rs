@@ -91,8 +91,12 @@ impl Client {
         }
     }
 
-    fn auth(&self) -> Option<String> {
-        self.token.as_ref().map(|t| format!("Bearer {t}"))
+    /// `req` with the bearer token, when there is one.
+    fn authorized<B>(&self, req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        match &self.token {
+            Some(t) => req.header("Authorization", format!("Bearer {t}")),
+            None => req,
+        }
     }
 
     /// The answer's body, or the server's typed error.
@@ -125,21 +129,16 @@ impl Client {
     }
 
     fn get(&self, path: &str) -> Result<Vec<u8>> {
-        let mut req = self.agent.get(format!("{}{path}", self.base));
-        if let Some(a) = self.auth() {
-            req = req.header("Authorization", a);
-        }
+        let req = self.authorized(self.agent.get(format!("{}{path}", self.base)));
         Self::answer(req.call().map_err(transport)?)
     }
 
     fn post(&self, path: &str, content_type: &str, body: &[u8]) -> Result<Vec<u8>> {
-        let mut req = self
-            .agent
-            .post(format!("{}{path}", self.base))
-            .header("Content-Type", content_type);
-        if let Some(a) = self.auth() {
-            req = req.header("Authorization", a);
-        }
+        let req = self.authorized(
+            self.agent
+                .post(format!("{}{path}", self.base))
+                .header("Content-Type", content_type),
+        );
         Self::answer(req.send(body).map_err(transport)?)
     }
 
@@ -165,13 +164,11 @@ impl Client {
     /// The witness of job `id`, to the worker whose claim `claim` holds it.
     pub fn witness(&self, id: &str, claim: &str) -> Result<Vec<u8>> {
         crate::ids::check_job_id(id)?;
-        let mut req = self
-            .agent
-            .get(format!("{}/v1/jobs/{id}/witness", self.base))
-            .header(crate::api::CLAIM_HEADER, claim);
-        if let Some(a) = self.auth() {
-            req = req.header("Authorization", a);
-        }
+        let req = self.authorized(
+            self.agent
+                .get(format!("{}/v1/jobs/{id}/witness", self.base))
+                .header(crate::api::CLAIM_HEADER, claim),
+        );
         Self::answer(req.call().map_err(transport)?)
     }
 
@@ -214,10 +211,7 @@ impl Client {
     /// Cancels a job.
     pub fn cancel(&self, id: &str) -> Result<RemoteJob> {
         crate::ids::check_job_id(id)?;
-        let mut req = self.agent.delete(format!("{}/v1/jobs/{id}", self.base));
-        if let Some(a) = self.auth() {
-            req = req.header("Authorization", a);
-        }
+        let req = self.authorized(self.agent.delete(format!("{}/v1/jobs/{id}", self.base)));
         Self::json(&Self::answer(req.call().map_err(transport)?)?)
     }
 }
