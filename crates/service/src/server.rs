@@ -129,7 +129,9 @@ async fn sweep(db: Db, witnesses: WitnessStore) {
 }
 
 /// A witness file of no job in the table goes once it is this old (a submission writes its
-/// witness a moment before it queues the job; one whose job was deleted goes too).
+/// witness a moment before it queues the job; one whose job was deleted goes too). A
+/// submission whose insert took longer than this could lose its witness to the sweep; its
+/// job would then fail with `witness_lost`.
 const WITNESS_GRACE: Duration = Duration::from_secs(30);
 
 async fn sweep_witnesses(db: &Db, witnesses: &WitnessStore) {
