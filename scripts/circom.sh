@@ -89,8 +89,7 @@ patch() {
 
 test_() {
   tools
-  cargo build --quiet -p zkgpu-cli --bin zkgpu
-  ZKGPU=$(zk_target_dir)/debug/zkgpu
+  ZKGPU=$(zk_zkgpu)
   local out
   out=$(mktemp -d)
   for c in multiplier merkle; do

@@ -65,3 +65,31 @@ zk_find_chromium() {
     fi
   done
 }
+
+# A step's heading with the wall clock, so a log shows where a run's time went.
+zk_step() { echo "== [$(date +%H:%M:%S)] $*"; }
+
+# The zkgpu binary the scripts run: $ZKGPU_BUILT/zkgpu when scripts/test.sh has built the
+# workspace (the test profile, whose build the scripts then share instead of compiling every
+# crate again in another profile or with other features), else built here.
+zk_zkgpu() {
+  if [[ -n ${ZKGPU_BUILT:-} ]]; then
+    [[ -x $ZKGPU_BUILT/zkgpu ]] || zk_die "ZKGPU_BUILT=$ZKGPU_BUILT has no zkgpu binary"
+    echo "$ZKGPU_BUILT/zkgpu"
+    return
+  fi
+  cargo build --quiet -p zkgpu-cli --bin zkgpu >&2
+  echo "$(zk_target_dir)/debug/zkgpu"
+}
+
+# Runs the example $2 of package $1 with the remaining arguments: the one under
+# $ZKGPU_BUILT/examples when scripts/test.sh has built it, else through cargo run.
+zk_example() {
+  local pkg=$1 name=$2
+  shift 2
+  if [[ -n ${ZKGPU_BUILT:-} && -x $ZKGPU_BUILT/examples/$name ]]; then
+    "$ZKGPU_BUILT/examples/$name" "$@"
+  else
+    cargo run --quiet -p "$pkg" --example "$name" -- "$@"
+  fi
+}

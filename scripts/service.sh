@@ -210,8 +210,7 @@ e2e_postgres() {
 }
 
 e2e() {
-  cargo build --quiet -p zkgpu-cli --bin zkgpu
-  ZKGPU=$(zk_target_dir)/debug/zkgpu
+  ZKGPU=$(zk_zkgpu)
   WORK=$(mktemp -d /tmp/zkgpu-service.XXXXXX)
   export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
   export ZKGPU_LOG=${ZKGPU_LOG:-info,wgpu_hal=error,naga=error}
@@ -225,8 +224,11 @@ case ${1:-} in
     shift
     zk_need_rust
     start_postgres
-    ZKGPU_TEST_POSTGRES=$PG_URL cargo test -p zkgpu-service "$@" -- --ignored
-    (($# > 0)) || e2e
+    # --workspace --test queue, not -p zkgpu-service: the workspace's features, so the test
+    # build of scripts/test.sh is reused instead of compiling the crates below again.
+    zk_step "the queue's tests on PostgreSQL" >&2
+    ZKGPU_TEST_POSTGRES=$PG_URL cargo test --workspace --test queue "$@" -- --ignored
+    (($# > 0)) || { zk_step "service e2e: real processes" >&2; e2e; }
     ;;
   e2e)
     zk_need_rust

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The test command: installs a software Vulkan driver where no Vulkan driver is present, then
+# The test command: installs a software Vulkan driver where no Vulkan driver is present, builds
+# the workspace once in the test profile (its zkgpu, xtask and examples are what the scripts
+# below run: ZKGPU_BUILT), checks the generated shaders (xtask gen-shaders --check), then
 # runs every test of the workspace, then circom's tools against zkgpu (scripts/circom.sh
 # test: snarkjs from npm verifies zkgpu prove-circom's proofs), then the proving service
 # against a PostgreSQL server it starts (scripts/service.sh test), then the browser page in
@@ -13,7 +15,21 @@ source scripts/common.sh
 zk_need_rust
 bash scripts/ensure-vulkan.sh
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
-cargo run --quiet -p zkgpu-cli --bin zkgpu -- info
+if (( $# == 0 )); then
+  # One build of everything the tests and the scripts below run, in the test profile with the
+  # test build's features: the scripts use its zkgpu binary and examples (ZKGPU_BUILT), and
+  # cargo test finds its test binaries built.
+  zk_step "build: the workspace's libraries, binaries, tests and examples (test profile)"
+  cargo build --workspace --profile test --lib --bins --tests --examples
+  ZKGPU_BUILT=$(zk_target_dir)/debug
+  export ZKGPU_BUILT
+  "$ZKGPU_BUILT/zkgpu" info
+  # `cargo xtask gen-shaders --check`, from the same build.
+  "$ZKGPU_BUILT/xtask" gen-shaders --check
+else
+  cargo run --quiet -p zkgpu-cli --bin zkgpu -- info
+fi
+zk_step "cargo test --workspace"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
@@ -24,7 +40,7 @@ set -e
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
 # circom and snarkjs: zkgpu prove-circom on the fixtures, snarkjs verifies (unless filtered).
 if (( $# == 0 )); then
-  echo "== circom: scripts/circom.sh test (snarkjs from npm verifies zkgpu's proofs)"
+  zk_step "circom: scripts/circom.sh test (snarkjs from npm verifies zkgpu's proofs)"
   if bash scripts/circom.sh test; then
     echo "circom test: passed"
   else
@@ -34,7 +50,7 @@ if (( $# == 0 )); then
 fi
 # The proving service with a real PostgreSQL server and real processes (unless filtered).
 if (( $# == 0 )); then
-  echo "== service: scripts/service.sh test (PostgreSQL started here; serve, workers, faults)"
+  zk_step "service: scripts/service.sh test (PostgreSQL started here; serve, workers, faults)"
   if bash scripts/service.sh test; then
     echo "service test: passed"
   else
@@ -44,14 +60,14 @@ if (( $# == 0 )); then
 fi
 # The browser page in headless Chromium (software WebGPU), unless test filters were given.
 if (( $# == 0 )) && [[ ${ZKGPU_SKIP_BROWSER:-0} != 1 ]]; then
-  echo "== browser: scripts/web.sh test (wasm32 build, headless Chromium, WebGPU)"
+  zk_step "browser: scripts/web.sh test (wasm32 build, headless Chromium, WebGPU)"
   if bash scripts/web.sh test; then
     echo "browser test: passed"
   else
     echo "browser test: FAILED"
     status=1
   fi
-  echo "== npm package: scripts/web.sh pack (npm pack, a consumer's tsc --noEmit)"
+  zk_step "npm package: scripts/web.sh pack (npm pack, a consumer's tsc --noEmit)"
   if bash scripts/web.sh pack; then
     echo "npm package: passed"
   else
@@ -59,4 +75,5 @@ if (( $# == 0 )) && [[ ${ZKGPU_SKIP_BROWSER:-0} != 1 ]]; then
     status=1
   fi
 fi
+zk_step "tests done"
 exit "$status"

@@ -33,17 +33,20 @@ build() {
   # The project's own copy, in the target directory: the user's global one is not touched.
   local bindgen=$target/tools/bin/wasm-bindgen
   if [[ $("$bindgen" --version 2>/dev/null) != "wasm-bindgen $want" ]]; then
-    echo "installing wasm-bindgen-cli $want (matches the wasm-bindgen crate) into $target/tools ..." >&2
+    zk_step "installing wasm-bindgen-cli $want (matches the wasm-bindgen crate) into $target/tools" >&2
     # --locked first; the registry mirror may lack a locked dependency version. --force:
     # cargo skips a version its records list as installed even when the binary is gone.
     # Built under the target directory, not $TMPDIR (a small /tmp filled up in CI), and removed.
+    # --debug at opt-level 1: it compiles in a fraction of a release build's time (7 min of
+    # a CI run), and runs once per build on a few megabytes.
     local build="$target/tools-build"
-    cargo install --quiet --force --locked --root "$target/tools" --target-dir "$build" \
+    cargo install --quiet --debug --config profile.dev.opt-level=1 --config profile.dev.debug=false --force --locked --root "$target/tools" --target-dir "$build" \
       wasm-bindgen-cli --version "$want" ||
-      cargo install --quiet --force --root "$target/tools" --target-dir "$build" \
+      cargo install --quiet --debug --config profile.dev.opt-level=1 --config profile.dev.debug=false --force --root "$target/tools" --target-dir "$build" \
         wasm-bindgen-cli --version "$want"
     rm -rf "$build"
   fi
+  zk_step "the page's wasm32 build (release)" >&2
   cargo build --release -p zkgpu-web --target wasm32-unknown-unknown
   "$bindgen" --target web --out-dir web/pkg \
     "$target/wasm32-unknown-unknown/release/zkgpu_web.wasm"
@@ -59,7 +62,7 @@ key() {
   local file=web/pkg/keys/merkle-$1-$2.pk
   [[ -f $file ]] && return
   mkdir -p web/pkg/keys
-  cargo run --quiet -p zkgpu-web --example merkle_key -- "$1" "$2" "$file"
+  zk_example zkgpu-web merkle_key "$1" "$2" "$file"
 }
 
 # The value of --NAME in the arguments, else DEFAULT.

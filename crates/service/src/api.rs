@@ -239,6 +239,8 @@ async fn submit(
 ) -> Result<Response> {
     check_key_id(&key_id)?;
     let witness = body(b, s.limits.witness_bytes)?;
+    let witness_len = witness.len();
+    let started = std::time::Instant::now();
     let key =
         s.db.key(&key_id)
             .await?
@@ -255,11 +257,14 @@ async fn submit(
     })
     .await
     .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
+    let checked_ms = started.elapsed().as_secs_f64() * 1e3;
     if let Err(e) = s.db.insert_job(&id, &key_id).await {
         let _ = s.witnesses.remove(&id);
         return Err(e);
     }
     s.events.submitted();
+    let queued_ms = started.elapsed().as_secs_f64() * 1e3;
+    tracing::debug!(job = %id, bytes = witness_len, checked_ms, queued_ms, "submitted");
     let job = s.db.job(&id).await?.ok_or_else(|| unknown_job(&id))?;
     Ok((StatusCode::ACCEPTED, Json(job)).into_response())
 }

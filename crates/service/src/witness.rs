@@ -2,10 +2,12 @@
 //! field, as many values as the key's circuit has signals, the constant one first), then kept
 //! as a `.wtns` file of its job under the data directory until the job ends. The database
 //! holds no witness: a large one written into a row costs a copy of it per state change
-//! (SQLite rewrites a whole row on every update).
+//! (SQLite rewrites a whole row on every update). A lane in the API's own process takes the
+//! values the API's check parsed from memory instead of reading and parsing the file again.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use ark_bn254::Fr;
@@ -42,7 +44,9 @@ pub(crate) fn store_checked(
 ) -> Result<()> {
     if json {
         let values = checked(body, true, signals)?;
-        return store.put(job, &zkgpu_circom::write_wtns(&values));
+        store.put(job, &zkgpu_circom::write_wtns(&values))?;
+        store.keep_parsed(job, values);
+        return Ok(());
     }
     let (values, written) = std::thread::scope(|s| {
         let writer = s.spawn(|| store.put(job, body));
@@ -55,11 +59,17 @@ pub(crate) fn store_checked(
             "the witness writer panicked",
         ))
     });
-    if let Err(e) = values {
-        let _ = store.remove(job);
-        return Err(e);
+    match values {
+        Err(e) => {
+            let _ = store.remove(job);
+            Err(e)
+        }
+        Ok(values) => {
+            written?;
+            store.keep_parsed(job, values);
+            Ok(())
+        }
     }
-    written
 }
 
 fn check(values: &[Fr], signals: usize) -> Result<()> {
@@ -86,6 +96,20 @@ fn check(values: &[Fr], signals: usize) -> Result<()> {
 #[derive(Clone, Debug)]
 pub struct WitnessStore {
     dir: PathBuf,
+    parsed: Arc<Mutex<Parsed>>,
+}
+
+/// How many parsed values the store keeps in memory for this process's lanes (32 bytes
+/// each: 256 MiB, about seven witnesses of 2^20 signals); the oldest go first, and their
+/// jobs' lanes read the file.
+const PARSED_VALUES: usize = 8 << 20;
+
+/// Witnesses checked by this process's API, parsed, until a lane here takes them.
+#[derive(Debug)]
+struct Parsed {
+    jobs: VecDeque<(String, Vec<Fr>)>,
+    values: usize,
+    cap: usize,
 }
 
 fn internal(what: &str, path: &Path, e: &std::io::Error) -> ServiceError {
@@ -100,7 +124,51 @@ impl WitnessStore {
     pub fn open(data: &Path) -> Result<Self> {
         let dir = data.join("witnesses");
         std::fs::create_dir_all(&dir).map_err(|e| internal("cannot make", &dir, &e))?;
-        Ok(Self { dir })
+        Ok(Self {
+            dir,
+            parsed: Arc::new(Mutex::new(Parsed {
+                jobs: VecDeque::new(),
+                values: 0,
+                cap: PARSED_VALUES,
+            })),
+        })
+    }
+
+    fn parsed(&self) -> std::sync::MutexGuard<'_, Parsed> {
+        self.parsed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Keeps the checked `values` of `job` for a lane of this process (the oldest kept ones
+    /// go when they pass [`PARSED_VALUES`]; one larger than that is not kept).
+    fn keep_parsed(&self, job: &str, values: Vec<Fr>) {
+        let mut p = self.parsed();
+        if values.len() > p.cap {
+            return;
+        }
+        while p.values + values.len() > p.cap {
+            let Some((_, old)) = p.jobs.pop_front() else {
+                break;
+            };
+            p.values -= old.len();
+        }
+        p.values += values.len();
+        p.jobs.push_back((job.to_owned(), values));
+    }
+
+    /// The values of `job` when this process's API checked it and still keeps them (taken:
+    /// a second call gets None, and the file stays the witness).
+    pub fn take_parsed(&self, job: &str) -> Option<Vec<Fr>> {
+        let mut p = self.parsed();
+        let at = p.jobs.iter().position(|(id, _)| id == job)?;
+        let (_, values) = p.jobs.remove(at)?;
+        p.values -= values.len();
+        Some(values)
+    }
+
+    fn forget_parsed(&self, keep: impl Fn(&str) -> bool) {
+        let mut p = self.parsed();
+        p.jobs.retain(|(id, _)| keep(id));
+        p.values = p.jobs.iter().map(|(_, v)| v.len()).sum();
     }
 
     fn path(&self, job: &str) -> Result<PathBuf> {
@@ -134,6 +202,7 @@ impl WitnessStore {
 
     /// Removes the witness of `job` (nothing when it is not there).
     pub fn remove(&self, job: &str) -> Result<()> {
+        self.forget_parsed(|id| id != job);
         match std::fs::remove_file(self.path(job)?) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 Err(internal("cannot remove", &self.dir, &e))
@@ -151,6 +220,7 @@ impl WitnessStore {
         ended: &HashSet<String>,
         grace: Duration,
     ) -> Result<usize> {
+        self.forget_parsed(|id| !ended.contains(id));
         let entries =
             std::fs::read_dir(&self.dir).map_err(|e| internal("cannot list", &self.dir, &e))?;
         let now = SystemTime::now();
@@ -218,6 +288,51 @@ mod tests {
         store.remove(&a).unwrap();
         store.remove(&a).unwrap();
         assert_eq!(store.read(&a).unwrap_err().code, ErrorCode::WitnessLost);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn checked_values_are_handed_to_this_process_once() {
+        let dir = std::env::temp_dir().join(format!("zkgpu-witness-{}", crate::ids::random_id()));
+        let store = WitnessStore::open(&dir).unwrap();
+        store.parsed().cap = 7;
+        let w = |v: &[u64]| v.iter().map(|&x| Fr::from(x)).collect::<Vec<Fr>>();
+        let [a, b, c, d] = [(); 4].map(|()| crate::ids::random_id());
+        let wtns = zkgpu_circom::write_wtns(&w(&[1, 5, 7]));
+        store_checked(&store, &a, &wtns, false, 3).unwrap();
+        store_checked(&store, &b, br#"["1","8","9"]"#, true, 3).unwrap();
+        // The file is the witness either way; the values are taken once.
+        assert_eq!(store.read(&a).unwrap(), wtns);
+        assert_eq!(store.take_parsed(&a), Some(w(&[1, 5, 7])));
+        assert_eq!(store.take_parsed(&a), None);
+        assert_eq!(store.read(&a).unwrap(), wtns);
+        // Past the cap (7 values) the oldest go; a refused witness is not kept.
+        store_checked(
+            &store,
+            &c,
+            &zkgpu_circom::write_wtns(&w(&[1, 2, 3, 4])),
+            false,
+            4,
+        )
+        .unwrap();
+        assert!(store_checked(&store, &d, &wtns, false, 4).is_err());
+        assert_eq!(store.take_parsed(&d), None);
+        assert_eq!(store.take_parsed(&b), Some(w(&[1, 8, 9])));
+        store_checked(
+            &store,
+            &a,
+            &zkgpu_circom::write_wtns(&w(&[1, 0, 0, 0, 0])),
+            false,
+            5,
+        )
+        .unwrap();
+        assert_eq!(store.take_parsed(&c), None);
+        // A removed job's values go with its file; one larger than the cap is not kept.
+        store.remove(&a).unwrap();
+        assert_eq!(store.take_parsed(&a), None);
+        store_checked(&store, &d, &zkgpu_circom::write_wtns(&w(&[1; 8])), false, 8).unwrap();
+        assert_eq!(store.take_parsed(&d), None);
+        assert!(store.read(&d).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

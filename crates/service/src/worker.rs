@@ -105,6 +105,16 @@ impl JobInputs {
         }
     }
 
+    /// The values this process's API checked for `job`, when it still keeps them.
+    fn parsed(&self, job: &Claimed) -> Option<Vec<ark_bn254::Fr>> {
+        match self {
+            Self::Local { witnesses, .. } if job.witness.is_none() => {
+                witnesses.take_parsed(&job.id)
+            }
+            _ => None,
+        }
+    }
+
     fn witness<'a>(&self, job: &'a Claimed) -> Result<Cow<'a, [u8]>> {
         if let Some(w) = &job.witness {
             return Ok(Cow::Borrowed(w));
@@ -249,7 +259,9 @@ fn run_job(
         s.rt.spawn(heartbeat(s.db.clone(), job.token(), s.cfg.lease));
     let outcome = prove_job(s, prover, resident, &job);
     beat.abort();
+    let at = Instant::now();
     let recorded = s.rt.block_on(record(s, &job, outcome));
+    tracing::debug!(job = %job.id, record_ms = at.elapsed().as_secs_f64() * 1e3, "recorded");
     match recorded {
         Ok(true) => {}
         Ok(false) => {
@@ -296,9 +308,15 @@ fn prove_job(
     let entry = resident.remove(at);
     resident.insert(0, entry);
     let key = &resident[0].1;
-    let wtns = s.inputs.witness(job)?;
-    let values = zkgpu_circom::read_wtns(&wtns).map_err(ServiceError::of_witness)?;
-    drop(wtns);
+    let read = Instant::now();
+    let values = match s.inputs.parsed(job) {
+        Some(values) => values,
+        None => {
+            let wtns = s.inputs.witness(job)?;
+            zkgpu_circom::read_wtns(&wtns).map_err(ServiceError::of_witness)?
+        }
+    };
+    let read_ms = read.elapsed().as_secs_f64() * 1e3;
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed)
         .map_err(|e| ServiceError::new(ErrorCode::Internal, format!("no randomness: {e}")))?;
@@ -306,6 +324,7 @@ fn prove_job(
     let started = Instant::now();
     let out = zkgpu_circom::prove(prover, key, values, &mut rng).map_err(ServiceError::of_proof)?;
     let ms = started.elapsed().as_secs_f64() * 1e3;
+    tracing::debug!(job = %job.id, read_ms, prove_ms = ms, "proved");
     Ok((
         zkgpu_circom::proof_json(&out.proof),
         zkgpu_circom::public_json(&out.public_signals),
