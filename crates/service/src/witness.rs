@@ -157,7 +157,7 @@ impl WitnessStore {
 
     /// The values of `job` when this process's API checked it and still keeps them (taken:
     /// a second call gets None, and the file stays the witness).
-    pub fn take_parsed(&self, job: &str) -> Option<Vec<Fr>> {
+    pub(crate) fn take_parsed(&self, job: &str) -> Option<Vec<Fr>> {
         let mut p = self.parsed();
         let at = p.jobs.iter().position(|(id, _)| id == job)?;
         let (_, values) = p.jobs.remove(at)?;
