@@ -18,7 +18,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -26,6 +26,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use http_body_util::BodyExt;
 use serde::Deserialize;
 
 use crate::auth::Tokens;
@@ -35,7 +36,7 @@ use crate::events::Events;
 use crate::ids::{check_job_id, check_key_id, random_id};
 use crate::keys::KeyStore;
 use crate::metrics::Metrics;
-use crate::witness::WitnessStore;
+use crate::witness::{Incoming, WitnessStore};
 
 /// The header in which a worker shows the claim it holds on a job (its witness's route).
 pub(crate) const CLAIM_HEADER: &str = "x-zkgpu-claim";
@@ -78,12 +79,10 @@ pub(crate) fn router(state: AppState) -> Router {
     let keys = Router::new()
         .route("/v1/keys", post(register_key).get(list_keys))
         .layer(DefaultBodyLimit::max(limits.key_bytes));
-    let jobs = Router::new()
-        .route("/v1/keys/{id}/jobs", post(submit))
-        .layer(DefaultBodyLimit::max(limits.witness_bytes));
     Router::new()
         .merge(keys)
-        .merge(jobs)
+        // The witness's limit is counted by `receive` as the body arrives.
+        .route("/v1/keys/{id}/jobs", post(submit))
         .route("/v1/keys/{id}", get(get_key))
         .route("/v1/keys/{id}/zkey", get(get_zkey))
         .route("/v1/jobs", get(list_jobs))
@@ -235,25 +234,34 @@ async fn submit(
     State(s): State<AppState>,
     Path(key_id): Path<String>,
     headers: HeaderMap,
-    b: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Result<Response> {
     check_key_id(&key_id)?;
-    let witness = body(b, s.limits.witness_bytes)?;
-    let witness_len = witness.len();
-    let started = std::time::Instant::now();
-    let key =
-        s.db.key(&key_id)
-            .await?
-            .ok_or_else(|| unknown_key(&key_id))?;
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     let id = random_id();
-    let (store, job) = (s.witnesses.clone(), id.clone());
-    // Checked and written as the job's witness file before the job is queued.
-    tokio::task::spawn_blocking(move || {
-        crate::witness::store_checked(&store, &job, &witness, json, key.signals as usize)
+    // A `.wtns` is written to the job's part file as it arrives; the key is looked up
+    // meanwhile. The body is read whole either way, so that a refusal reaches the client.
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+        .unwrap_or(0)
+        .min(s.limits.witness_bytes);
+    let incoming = (!json).then(|| s.witnesses.incoming(&id)).transpose()?;
+    let (key, witness) = tokio::join!(
+        s.db.key(&key_id),
+        receive(body, declared, s.limits.witness_bytes, incoming.as_ref())
+    );
+    let witness = witness?;
+    let key = key?.ok_or_else(|| unknown_key(&key_id))?;
+    let started = std::time::Instant::now();
+    let (store, job, signals) = (s.witnesses.clone(), id.clone(), key.signals as usize);
+    // Checked, and the job's witness file complete, before the job is queued.
+    tokio::task::spawn_blocking(move || match incoming {
+        Some(incoming) => incoming.finish_checked(&witness, signals),
+        None => crate::witness::store_checked(&store, &job, &witness, true, signals),
     })
     .await
     .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
@@ -264,9 +272,36 @@ async fn submit(
     }
     s.events.submitted();
     let queued_ms = started.elapsed().as_secs_f64() * 1e3;
-    tracing::debug!(job = %id, bytes = witness_len, checked_ms, queued_ms, "submitted");
+    tracing::debug!(job = %id, checked_ms, queued_ms, "submitted (times after the body's end)");
     let job = s.db.job(&id).await?.ok_or_else(|| unknown_job(&id))?;
     Ok((StatusCode::ACCEPTED, Json(job)).into_response())
+}
+
+/// The whole of `body`, refused once past `limit` bytes; each piece also goes to `sink`
+/// as it arrives. Room for the `declared` length is taken at once (a growing buffer would
+/// copy a large witness several times).
+async fn receive(
+    mut body: Body,
+    declared: usize,
+    limit: usize,
+    sink: Option<&Incoming>,
+) -> Result<Vec<u8>> {
+    let mut whole = Vec::with_capacity(declared.min(limit));
+    while let Some(frame) = body.frame().await {
+        let frame = frame
+            .map_err(|e| ServiceError::bad_request(format!("the body could not be read: {e}")))?;
+        let Ok(piece) = frame.into_data() else {
+            continue;
+        };
+        if whole.len() + piece.len() > limit {
+            return Err(too_large(limit));
+        }
+        whole.extend_from_slice(&piece);
+        if let Some(sink) = sink {
+            sink.push(piece);
+        }
+    }
+    Ok(whole)
 }
 
 #[derive(Deserialize)]

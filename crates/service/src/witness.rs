@@ -6,12 +6,14 @@
 //! values the API's check parsed from memory instead of reading and parsing the file again.
 
 use std::collections::{HashSet, VecDeque};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, SystemTime};
 
 use ark_bn254::Fr;
 use ark_std::One;
+use axum::body::Bytes;
 
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::ids::check_job_id;
@@ -32,9 +34,9 @@ fn checked(body: &[u8], json: bool, signals: usize) -> Result<Vec<Fr>> {
 }
 
 /// The witness `body` checked (well formed, every value in the field, as many as the key's
-/// `signals`, the constant one first) and stored as job `job`'s: a `.wtns`
-/// written while it is checked (and removed again when the check fails), a JSON one written
-/// as a `.wtns` once checked.
+/// `signals`, the constant one first) and stored as job `job`'s: a `.wtns` written while it
+/// is checked (and removed again when the check fails), a JSON one written as a `.wtns` once
+/// checked.
 pub(crate) fn store_checked(
     store: &WitnessStore,
     job: &str,
@@ -48,27 +50,72 @@ pub(crate) fn store_checked(
         store.keep_parsed(job, values);
         return Ok(());
     }
-    let (values, written) = std::thread::scope(|s| {
-        let writer = s.spawn(|| store.put(job, body));
+    let incoming = store.incoming(job)?;
+    incoming.push(Bytes::copy_from_slice(body));
+    incoming.finish_checked(body, signals)
+}
+
+/// A `.wtns` on its way in: each piece of the body written to the job's part file as it
+/// arrives, on a thread of its own (the write overlaps the upload), then the whole checked
+/// and the part renamed to the job's witness, or removed. Dropped unfinished (an upload cut
+/// short, a refused submission), the part is removed.
+pub(crate) struct Incoming {
+    store: WitnessStore,
+    job: String,
+    part: PathBuf,
+    pieces: Option<mpsc::Sender<Bytes>>,
+    writer: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Incoming {
+    /// Queues `piece` for the part file (a failed write is reported by the finish).
+    pub(crate) fn push(&self, piece: Bytes) {
+        if let Some(tx) = &self.pieces {
+            let _ = tx.send(piece);
+        }
+    }
+
+    /// The write's outcome once every queued piece is written (the writer ends).
+    fn close(&mut self) -> Result<()> {
+        self.pieces = None;
+        let Some(writer) = self.writer.take() else {
+            return Ok(());
+        };
+        match writer.join() {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(internal("cannot store the witness as", &self.part, &e)),
+            Err(_) => Err(ServiceError::new(
+                ErrorCode::Internal,
+                "the witness writer panicked",
+            )),
+        }
+    }
+
+    /// `body` (every piece pushed, whole) checked against a circuit of `signals` signals while
+    /// the last pieces are written; then the part becomes the job's witness and the values are
+    /// kept for a lane of this process, or, when the check or the write fails, it is removed.
+    pub(crate) fn finish_checked(mut self, body: &[u8], signals: usize) -> Result<()> {
+        let started = std::time::Instant::now();
         let values = checked(body, false, signals);
-        (values, writer.join())
-    });
-    let written = written.unwrap_or_else(|_| {
-        Err(ServiceError::new(
-            ErrorCode::Internal,
-            "the witness writer panicked",
-        ))
-    });
-    match values {
-        Err(e) => {
-            let _ = store.remove(job);
-            Err(e)
-        }
-        Ok(values) => {
-            written?;
-            store.keep_parsed(job, values);
-            Ok(())
-        }
+        let parse_ms = started.elapsed().as_secs_f64() * 1e3;
+        let written = self.close();
+        let write_wait_ms = started.elapsed().as_secs_f64() * 1e3 - parse_ms;
+        tracing::debug!(job = %self.job, parse_ms, write_wait_ms, "witness checked");
+        let values = values.and_then(|v| written.map(|()| v))?;
+        let path = self.store.path(&self.job)?;
+        std::fs::rename(&self.part, &path)
+            .map_err(|e| internal("cannot store the witness as", &path, &e))?;
+        self.store.keep_parsed(&self.job, values);
+        Ok(())
+    }
+}
+
+impl Drop for Incoming {
+    fn drop(&mut self) {
+        // Finished: renamed, and this finds nothing; otherwise the part goes (a writer still
+        // running writes the rest into the removed file and ends).
+        self.pieces = None;
+        let _ = std::fs::remove_file(&self.part);
     }
 }
 
@@ -186,6 +233,26 @@ impl WitnessStore {
                 let _ = std::fs::remove_file(&tmp);
                 internal("cannot store the witness as", &path, &e)
             })
+    }
+
+    /// The part file of `job`'s witness, written as the body's pieces are pushed.
+    pub(crate) fn incoming(&self, job: &str) -> Result<Incoming> {
+        self.path(job)?;
+        let part = self.dir.join(format!("{job}.part"));
+        let mut file =
+            std::fs::File::create(&part).map_err(|e| internal("cannot create", &part, &e))?;
+        let (tx, rx) = mpsc::channel::<Bytes>();
+        let writer = std::thread::Builder::new()
+            .name("zkgpu-witness-writer".into())
+            .spawn(move || rx.iter().try_for_each(|piece| file.write_all(&piece)))
+            .map_err(|e| internal("cannot start the writer of", &part, &e))?;
+        Ok(Incoming {
+            store: self.clone(),
+            job: job.to_owned(),
+            part,
+            pieces: Some(tx),
+            writer: Some(writer),
+        })
     }
 
     /// The witness of `job`; `witness_lost` when it is not there.
@@ -333,6 +400,36 @@ mod tests {
         store_checked(&store, &d, &zkgpu_circom::write_wtns(&w(&[1; 8])), false, 8).unwrap();
         assert_eq!(store.take_parsed(&d), None);
         assert!(store.read(&d).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_incoming_witness_is_written_in_pieces_or_leaves_nothing() {
+        let dir = std::env::temp_dir().join(format!("zkgpu-witness-{}", crate::ids::random_id()));
+        let store = WitnessStore::open(&dir).unwrap();
+        let files = || std::fs::read_dir(dir.join("witnesses")).unwrap().count();
+        let values: Vec<Fr> = (1..=300u64).map(Fr::from).collect();
+        let wtns = zkgpu_circom::write_wtns(&values);
+        let [a, b, c] = [(); 3].map(|()| crate::ids::random_id());
+        // Pieces of every size, the file the same bytes, the values kept.
+        let incoming = store.incoming(&a).unwrap();
+        for piece in wtns.chunks(97) {
+            incoming.push(Bytes::copy_from_slice(piece));
+        }
+        incoming.finish_checked(&wtns, 300).unwrap();
+        assert_eq!(store.read(&a).unwrap(), wtns);
+        assert_eq!(store.take_parsed(&a), Some(values));
+        // A check that fails, and an upload dropped half way, leave no file behind.
+        let incoming = store.incoming(&b).unwrap();
+        incoming.push(Bytes::copy_from_slice(&wtns));
+        let e = incoming.finish_checked(&wtns, 301).unwrap_err();
+        assert_eq!(e.code, ErrorCode::WitnessMismatch);
+        let incoming = store.incoming(&c).unwrap();
+        incoming.push(Bytes::copy_from_slice(&wtns[..100]));
+        drop(incoming);
+        assert_eq!(files(), 1);
+        assert_eq!(store.read(&b).unwrap_err().code, ErrorCode::WitnessLost);
+        assert!(store.incoming("../x").is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
