@@ -30,7 +30,8 @@ pub struct LaneArgs {
     /// Keys each lane keeps prepared on its GPU.
     #[arg(long, default_value_t = 4)]
     resident_keys: usize,
-    /// Lanes per GPU: with two, one lane's CPU steps overlap the other's GPU work.
+    /// Lanes per GPU: with two, one lane's CPU steps overlap the other's GPU work. A
+    /// `zkgpu worker` fetches and parses each witness: at 2^20 it needed four.
     #[arg(long, default_value_t = 2)]
     lanes_per_device: usize,
     /// Hours an ended job's proof or error is kept.
