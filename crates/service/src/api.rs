@@ -137,14 +137,18 @@ fn over_limit(limits: &Limits, req: &Request) -> Option<ServiceError> {
     } else {
         return None;
     };
-    let declared = req
-        .headers()
+    let declared = content_length(req.headers())?;
+    (declared > limit).then(|| too_large(limit))
+}
+
+/// The body's declared length (`Content-Length`), when given and well formed.
+fn content_length(headers: &HeaderMap) -> Option<usize> {
+    headers
         .get(header::CONTENT_LENGTH)?
         .to_str()
         .ok()?
-        .parse::<u64>()
-        .ok()?;
-    (declared > limit as u64).then(|| too_large(limit))
+        .parse()
+        .ok()
 }
 
 fn too_large(limit: usize) -> ServiceError {
@@ -244,11 +248,7 @@ async fn submit(
     let id = random_id();
     // A `.wtns` is written to the job's part file as it arrives; the key is looked up
     // meanwhile. The body is read whole either way, so that a refusal reaches the client.
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
-        .unwrap_or(0)
-        .min(s.limits.witness_bytes);
+    let declared = content_length(&headers).unwrap_or(0);
     let incoming = (!json).then(|| s.witnesses.incoming(&id)).transpose()?;
     let (key, witness) = tokio::join!(
         s.db.key(&key_id),
@@ -261,7 +261,7 @@ async fn submit(
     // Checked, and the job's witness file complete, before the job is queued.
     tokio::task::spawn_blocking(move || match incoming {
         Some(incoming) => incoming.finish_checked(&witness, signals),
-        None => crate::witness::store_checked(&store, &job, &witness, true, signals),
+        None => crate::witness::store_json(&store, &job, &witness, signals),
     })
     .await
     .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;

@@ -33,26 +33,19 @@ fn checked(body: &[u8], json: bool, signals: usize) -> Result<Vec<Fr>> {
     Ok(values)
 }
 
-/// The witness `body` checked (well formed, every value in the field, as many as the key's
-/// `signals`, the constant one first) and stored as job `job`'s: a `.wtns` written while it
-/// is checked (and removed again when the check fails), a JSON one written as a `.wtns` once
-/// checked.
-pub(crate) fn store_checked(
+/// The JSON witness `body` checked (well formed, every value in the field, as many as the
+/// key's `signals`, the constant one first) and stored as job `job`'s `.wtns`; a `.wtns` body
+/// goes through [`WitnessStore::incoming`] instead.
+pub(crate) fn store_json(
     store: &WitnessStore,
     job: &str,
     body: &[u8],
-    json: bool,
     signals: usize,
 ) -> Result<()> {
-    if json {
-        let values = checked(body, true, signals)?;
-        store.put(job, &zkgpu_circom::write_wtns(&values))?;
-        store.keep_parsed(job, values);
-        return Ok(());
-    }
-    let incoming = store.incoming(job)?;
-    incoming.push(Bytes::copy_from_slice(body));
-    incoming.finish_checked(body, signals)
+    let values = checked(body, true, signals)?;
+    store.put(job, &zkgpu_circom::write_wtns(&values))?;
+    store.keep_parsed(job, values);
+    Ok(())
 }
 
 /// A `.wtns` on its way in: each piece of the body written to the job's part file as it
@@ -356,6 +349,23 @@ mod tests {
         store.remove(&a).unwrap();
         assert_eq!(store.read(&a).unwrap_err().code, ErrorCode::WitnessLost);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A whole witness stored as the API stores one: JSON checked then written, a `.wtns`
+    /// through its part file.
+    fn store_checked(
+        store: &WitnessStore,
+        job: &str,
+        body: &[u8],
+        json: bool,
+        signals: usize,
+    ) -> Result<()> {
+        if json {
+            return store_json(store, job, body, signals);
+        }
+        let incoming = store.incoming(job)?;
+        incoming.push(Bytes::copy_from_slice(body));
+        incoming.finish_checked(body, signals)
     }
 
     #[test]

@@ -111,17 +111,17 @@ async fn bad_requests_get_their_codes() {
         key_bytes: 4 << 20,
         witness_bytes: 64 << 10,
     };
-    let running = start(config(Tokens::default(), limits), None)
-        .await
-        .unwrap();
+    let cfg = config(Tokens::default(), limits);
+    let witnesses = cfg.data.join("witnesses");
+    let running = start(cfg, None).await.unwrap();
     let addr = running.addr;
-    tokio::task::spawn_blocking(move || bad_requests(addr))
+    tokio::task::spawn_blocking(move || bad_requests(addr, &witnesses))
         .await
         .unwrap();
     running.shutdown().await.unwrap();
 }
 
-fn bad_requests(addr: SocketAddr) {
+fn bad_requests(addr: SocketAddr, witnesses: &std::path::Path) {
     let c = Client::new(&format!("http://{addr}"), None);
     let zkey = fixture("multiplier.zkey");
     // Keys: garbage, truncated, then the real one (new, then known).
@@ -205,6 +205,39 @@ fn bad_requests(addr: SocketAddr) {
     assert_eq!(status, 413, "{body}");
     assert!(body.contains("too_large"), "{body}");
     assert!(t.elapsed() < Duration::from_secs(10));
+    // No declared length: counted as the chunks arrive, refused past the limit (2 x 40 KiB).
+    let chunk = format!("{:x}\r\n{}\r\n", 40 << 10, "0".repeat(40 << 10));
+    let (status, body) = raw(
+        addr,
+        &format!(
+            "POST /v1/keys/{}/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\nContent-Type: application/octet-stream\r\n\r\n{chunk}{chunk}0\r\n\r\n",
+            key.id
+        ),
+    );
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("too_large"), "{body}");
+    // A body cut short (the client stops after 10 of 1000 bytes): refused, no job.
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let head = format!(
+        "POST /v1/keys/{}/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\nContent-Type: application/octet-stream\r\n\r\n0123456789",
+        key.id
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let _ = s.read_to_end(&mut Vec::new());
+    let (_, jobs) = raw(
+        addr,
+        "GET /v1/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert!(jobs.ends_with("\r\n\r\n[]"), "{jobs}");
+    // Neither left a part of its witness behind.
+    let parts: Vec<_> = std::fs::read_dir(witnesses)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(parts.is_empty(), "{parts:?}");
     // A job (no worker runs): queued, listed, no proof yet, cancelled, no proof ever.
     let job = c.submit(&key.id, &small).unwrap();
     assert_eq!(job.state, "queued");
