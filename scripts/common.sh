@@ -69,6 +69,20 @@ zk_find_chromium() {
 # A step's heading with the wall clock, so a log shows where a run's time went.
 zk_step() { echo "== [$(date +%H:%M:%S)] $*"; }
 
+# clippy's lints inside a build: cargo runs clippy-driver (rustc with clippy's lints, as
+# `cargo clippy` does for a check) on the workspace's own crates, with -D warnings, so one build
+# compiles and lints instead of compiling the workspace twice. Both variables are part of cargo's
+# fingerprint: every cargo command that should reuse that build runs with them, and a cargo
+# install of another project runs without them (zk_cargo_plain).
+zk_lint_in_build() {
+  local driver
+  driver=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver || true)
+  [[ -n $driver ]] || zk_die "clippy-driver not found; install clippy (rustup component add clippy)"
+  export RUSTC_WORKSPACE_WRAPPER=$driver
+  export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+}
+zk_cargo_plain() { env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo "$@"; }
+
 # The zkgpu binary the scripts run: $ZKGPU_BUILT/zkgpu when scripts/test.sh has built the
 # workspace (the test profile, whose build the scripts then share instead of compiling every
 # crate again in another profile or with other features), else built here.

@@ -15,12 +15,18 @@ source scripts/common.sh
 zk_need_rust
 bash scripts/ensure-vulkan.sh
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+# clippy lints every crate of the workspace as it is compiled (all targets, -D warnings; the
+# page's wasm32 build below too): a lint fails the build, and nothing is compiled twice.
+zk_lint_in_build
+# The page's wasm module for the browser test and the npm package check: optimized, without
+# the release profile's thin LTO (Cargo.toml, profile web-check).
+export ZKGPU_WEB_PROFILE=${ZKGPU_WEB_PROFILE:-web-check}
 if (( $# == 0 )); then
   # One build of everything the tests and the scripts below run, in the test profile with the
   # test build's features: the scripts use its zkgpu binary and examples (ZKGPU_BUILT), and
-  # cargo test finds its test binaries built.
-  zk_step "build: the workspace's libraries, binaries, tests and examples (test profile)"
-  cargo build --workspace --profile test --lib --bins --tests --examples
+  # cargo test finds its test binaries built; the benches are built for clippy's sake.
+  zk_step "build and lint: every target of the workspace (test profile, clippy -D warnings)"
+  cargo build --workspace --profile test --all-targets
   ZKGPU_BUILT=$(zk_target_dir)/debug
   export ZKGPU_BUILT
   "$ZKGPU_BUILT/zkgpu" info
