@@ -16,6 +16,8 @@
 # on PATH is left alone), Chromium (apt, for `test`), the
 # browser driver playwright-core (npm, for `test`) and snarkjs (npm, scripts/circom.sh, for
 # `test`: it verifies the page's circom proof).
+# ZKGPU_WEB_PROFILE: the cargo profile of the wasm32 build (release unless set; scripts/test.sh
+# sets web-check: opt-level 1, no LTO; about 2.5 minutes against the release build's 9).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
@@ -40,16 +42,17 @@ build() {
     # --debug at opt-level 1: it compiles in a fraction of a release build's time (7 min of
     # a CI run), and runs once per build on a few megabytes.
     local build="$target/tools-build"
-    cargo install --quiet --debug --config profile.dev.opt-level=1 --config profile.dev.debug=false --force --locked --root "$target/tools" --target-dir "$build" \
+    zk_cargo_plain install --quiet --debug --config profile.dev.opt-level=1 --config profile.dev.debug=false --force --locked --root "$target/tools" --target-dir "$build" \
       wasm-bindgen-cli --version "$want" ||
-      cargo install --quiet --debug --config profile.dev.opt-level=1 --config profile.dev.debug=false --force --root "$target/tools" --target-dir "$build" \
+      zk_cargo_plain install --quiet --debug --config profile.dev.opt-level=1 --config profile.dev.debug=false --force --root "$target/tools" --target-dir "$build" \
         wasm-bindgen-cli --version "$want"
     rm -rf "$build"
   fi
-  zk_step "the page's wasm32 build (release)" >&2
-  cargo build --release -p zkgpu-web --target wasm32-unknown-unknown
+  local profile=${ZKGPU_WEB_PROFILE:-release}
+  zk_step "the page's wasm32 build (profile $profile)" >&2
+  cargo build --profile "$profile" -p zkgpu-web --target wasm32-unknown-unknown
   "$bindgen" --target web --out-dir web/pkg \
-    "$target/wasm32-unknown-unknown/release/zkgpu_web.wasm"
+    "$target/wasm32-unknown-unknown/$profile/zkgpu_web.wasm"
   # The circom fixtures the page proves (main.js: ?circom=NAME).
   mkdir -p web/pkg/circom
   cp crates/circom/tests/fixtures/*.zkey crates/circom/tests/fixtures/*.wtns web/pkg/circom/
