@@ -2,7 +2,7 @@
 //! on the page's GPU, or on the CPU where the page has no WebGPU (the same module's
 //! ark-groth16 with circom's reduction), proofs in snarkjs' shape (`{ proof, publicSignals }`),
 //! as `groth16Prove` of `web/zkgpu.js` returns them. Plain Rust, tested natively
-//! (`web/tests/circom.rs`).
+//! (`web/tests/integration/circom.rs`).
 
 use ark_bn254::{Bn254, Fr};
 use web_time::Instant;

@@ -1,12 +1,12 @@
 //! Out of GPU memory: a buffer beyond the device's limits is refused with a typed error; with
 //! the device's memory filled (an ignored test, for hardware GPUs: `cargo test -p
-//! zkgpu-groth16 --test faults_gpu -- --ignored`; on a software adapter the "device memory"
-//! is the host's), an MSM and a proof give a typed error or a correct result, never a wrong
+//! zkgpu-groth16 --test integration faults_gpu:: -- --ignored`; on a software adapter the
+//! "device memory" is the host's), an MSM and a proof give a typed error or a correct result, never a wrong
 //! one, and once the memory is freed the same context proves correctly.
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use ark_bls12_381::{Fr, G1Affine, G1Projective};
 use ark_ec::{CurveGroup, VariableBaseMSM};

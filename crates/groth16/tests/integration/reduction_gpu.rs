@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use ark_ec::pairing::Pairing;
 use ark_ff::{Field, PrimeField, UniformRand};

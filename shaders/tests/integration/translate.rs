@@ -12,7 +12,7 @@ use naga::back::{hlsl, msl, pipeline_constants};
 use naga::valid::{ValidationFlags, Validator};
 use zkgpu_shaders::Arith;
 
-#[path = "../build/capabilities.rs"]
+#[path = "../../build/capabilities.rs"]
 mod capabilities;
 use capabilities::capabilities;
 

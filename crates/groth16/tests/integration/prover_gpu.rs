@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use ark_ec::pairing::Pairing;
 use ark_ff::{Field, UniformRand, Zero};

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use ark_ff::UniformRand;
 use ark_groth16::Groth16;

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use ark_std::rand::{RngCore, SeedableRng, rngs::StdRng};
 use zkgpu_groth16::{GpuPairing, GpuProver, ProveError, prove_stream_across};

@@ -1,0 +1,7 @@
+//! The integration tests of the limb code generator, in one test binary. Each module was a binary of
+//! its own, and each linked wgpu and arkworks and compiled the engines again: the test
+//! build was most of a CI run. `cargo test -p zkgpu-limbs --test integration MODULE::` runs
+//! one module.
+
+mod emulator;
+mod wide_emulator;

@@ -1,0 +1,8 @@
+//! The integration tests of the page crate (run natively), in one test binary. Each module was a binary of
+//! its own, and each linked wgpu and arkworks and compiled the engines again: the test
+//! build was most of a CI run. `cargo test -p zkgpu-web --test integration MODULE::` runs
+//! one module.
+
+mod api;
+mod circom;
+mod suite;
