@@ -2,9 +2,117 @@
 //! `.r1cs`, `.ptau`): a 4-byte magic, a `u32` version, a `u32` section count, then each
 //! section as a `u32` type, a `u64` byte length and its bytes. Integers are little-endian.
 
+use std::borrow::Cow;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
 use crate::error::CircomError;
 
-/// A parsed container: the sections in file order, each a slice of the file.
+/// Where a container's bytes are: `n` bytes at an offset, the caller having checked the
+/// container's length.
+type ReadAt<'r> = &'r mut dyn FnMut(u64, &mut [u8]) -> Result<(), CircomError>;
+
+/// Walks the head and the section table of a container of `total` bytes: each section's
+/// type, offset and length, in file order, each checked to end within the container.
+fn walk(
+    total: u64,
+    read_at: ReadAt<'_>,
+    magic: &[u8; 4],
+    versions: &[u32],
+    file: &'static str,
+) -> Result<Vec<(u32, u64, u64)>, CircomError> {
+    let head = |at: u64, n: u64| -> Result<(), CircomError> {
+        match (at + n).checked_sub(total) {
+            Some(more) if more > 0 => Err(CircomError::format(
+                file,
+                format!("the header ends after {total} bytes, {more} more needed"),
+            )),
+            _ => Ok(()),
+        }
+    };
+    let mut word = |at: u64, buf: &mut [u8]| -> Result<(), CircomError> {
+        head(at, buf.len() as u64)?;
+        read_at(at, buf)
+    };
+    let mut found = [0u8; 4];
+    word(0, &mut found)?;
+    if &found != magic {
+        return Err(CircomError::format(
+            file,
+            format!(
+                "not a {} file (it starts with {:?}, not {:?})",
+                file,
+                String::from_utf8_lossy(&found),
+                String::from_utf8_lossy(magic)
+            ),
+        ));
+    }
+    let mut w4 = [0u8; 4];
+    word(4, &mut w4)?;
+    let version = u32::from_le_bytes(w4);
+    if !versions.contains(&version) {
+        return Err(CircomError::Unsupported {
+            file,
+            what: format!("format version {version}; this reader knows {versions:?}"),
+        });
+    }
+    word(8, &mut w4)?;
+    let count = u32::from_le_bytes(w4);
+    let mut at = 12u64;
+    let mut sections = Vec::new();
+    for _ in 0..count {
+        let mut entry = [0u8; 12];
+        word(at, &mut entry)?;
+        let kind = u32::from_le_bytes([entry[0], entry[1], entry[2], entry[3]]);
+        let mut l = [0u8; 8];
+        l.copy_from_slice(&entry[4..]);
+        let len = u64::from_le_bytes(l);
+        if usize::try_from(len).is_err() {
+            return Err(CircomError::format(
+                file,
+                format!("section {kind} of {len} bytes"),
+            ));
+        }
+        let start = at + 12;
+        match start.checked_add(len) {
+            Some(end) if end <= total => at = end,
+            _ => {
+                return Err(CircomError::format(
+                    file,
+                    format!("truncated: section {kind} needs {len} bytes, the file ends first"),
+                ));
+            }
+        }
+        sections.push((kind, start, len));
+    }
+    Ok(sections)
+}
+
+/// The sections of a container, wherever its bytes are.
+pub(crate) trait Sections {
+    /// The first section of type `kind`, to be read front to back.
+    fn section(&mut self, kind: u32) -> Result<Section<'_>, CircomError>;
+}
+
+/// One section's bytes: borrowed from a container in memory, or read from its file.
+pub(crate) struct Section<'a> {
+    data: Cow<'a, [u8]>,
+    file: &'static str,
+    kind: u32,
+}
+
+impl Section<'_> {
+    /// A reader of the section's bytes.
+    pub(crate) fn reader(&self) -> Reader<'_> {
+        Reader::new(&self.data, self.file, self.kind)
+    }
+}
+
+fn missing(file: &'static str, kind: u32) -> CircomError {
+    CircomError::format(file, format!("section {kind} is missing"))
+}
+
+/// A parsed container in memory: the sections in file order, each a slice of the file.
 #[derive(Debug)]
 pub(crate) struct BinFile<'a> {
     file: &'static str,
@@ -20,43 +128,16 @@ impl<'a> BinFile<'a> {
         versions: &[u32],
         file: &'static str,
     ) -> Result<Self, CircomError> {
-        let mut r = Reader::new(bytes, file, 0);
-        let found = r.take(4)?;
-        if found != magic {
-            return Err(CircomError::format(
-                file,
-                format!(
-                    "not a {} file (it starts with {:?}, not {:?})",
-                    file,
-                    String::from_utf8_lossy(found),
-                    String::from_utf8_lossy(magic)
-                ),
-            ));
-        }
-        let version = r.u32()?;
-        if !versions.contains(&version) {
-            return Err(CircomError::Unsupported {
-                file,
-                what: format!("format version {version}; this reader knows {versions:?}"),
-            });
-        }
-        let count = r.u32()?;
-        let mut sections = Vec::new();
-        for _ in 0..count {
-            let kind = r.u32()?;
-            let len = r.u64()?;
-            let len = usize::try_from(len)
-                .map_err(|_| CircomError::format(file, format!("section {kind} of {len} bytes")))?;
-            sections.push((
-                kind,
-                r.take(len).map_err(|_| {
-                    CircomError::format(
-                        file,
-                        format!("truncated: section {kind} needs {len} bytes, the file ends first"),
-                    )
-                })?,
-            ));
-        }
+        let mut copy = |at: u64, buf: &mut [u8]| {
+            let at = at as usize;
+            buf.copy_from_slice(&bytes[at..at + buf.len()]);
+            Ok(())
+        };
+        let table = walk(bytes.len() as u64, &mut copy, magic, versions, file)?;
+        let sections = table
+            .into_iter()
+            .map(|(kind, at, len)| (kind, &bytes[at as usize..(at + len) as usize]))
+            .collect();
         Ok(Self { file, sections })
     }
 
@@ -66,7 +147,78 @@ impl<'a> BinFile<'a> {
             .iter()
             .find(|(k, _)| *k == kind)
             .map(|&(_, data)| Reader::new(data, self.file, kind))
-            .ok_or_else(|| CircomError::format(self.file, format!("section {kind} is missing")))
+            .ok_or_else(|| missing(self.file, kind))
+    }
+}
+
+impl Sections for BinFile<'_> {
+    fn section(&mut self, kind: u32) -> Result<Section<'_>, CircomError> {
+        let data = self
+            .sections
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|&(_, data)| data)
+            .ok_or_else(|| missing(self.file, kind))?;
+        Ok(Section {
+            data: Cow::Borrowed(data),
+            file: self.file,
+            kind,
+        })
+    }
+}
+
+/// A container in a file, read one section at a time: only the section being read is in
+/// memory, never the whole file.
+#[derive(Debug)]
+pub(crate) struct FileSections {
+    f: std::fs::File,
+    path: PathBuf,
+    file: &'static str,
+    sections: Vec<(u32, u64, u64)>,
+}
+
+impl FileSections {
+    /// Opens `path` and reads its section table (see [`BinFile::parse`]).
+    pub(crate) fn open(
+        path: &Path,
+        magic: &[u8; 4],
+        versions: &[u32],
+        file: &'static str,
+    ) -> Result<Self, CircomError> {
+        let io = |e| CircomError::io(path, e);
+        let mut f = std::fs::File::open(path).map_err(io)?;
+        let total = f.metadata().map_err(io)?.len();
+        let mut read = |at: u64, buf: &mut [u8]| read_at(&mut f, at, buf).map_err(io);
+        let sections = walk(total, &mut read, magic, versions, file)?;
+        Ok(Self {
+            f,
+            path: path.to_owned(),
+            file,
+            sections,
+        })
+    }
+}
+
+fn read_at(f: &mut std::fs::File, at: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    f.seek(SeekFrom::Start(at))?;
+    f.read_exact(buf)
+}
+
+impl Sections for FileSections {
+    fn section(&mut self, kind: u32) -> Result<Section<'_>, CircomError> {
+        let &(_, at, len) = self
+            .sections
+            .iter()
+            .find(|(k, ..)| *k == kind)
+            .ok_or_else(|| missing(self.file, kind))?;
+        // `walk` checked that the length fits a usize and ends within the file.
+        let mut data = vec![0u8; len as usize];
+        read_at(&mut self.f, at, &mut data).map_err(|e| CircomError::io(&self.path, e))?;
+        Ok(Section {
+            data: Cow::Owned(data),
+            file: self.file,
+            kind,
+        })
     }
 }
 
@@ -117,13 +269,6 @@ impl<'a> Reader<'a> {
     pub(crate) fn u32(&mut self) -> Result<u32, CircomError> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn u64(&mut self) -> Result<u64, CircomError> {
-        let b = self.take(8)?;
-        let mut w = [0u8; 8];
-        w.copy_from_slice(b);
-        Ok(u64::from_le_bytes(w))
     }
 
     /// A `u32` count or index as `usize`.

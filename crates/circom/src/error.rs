@@ -49,6 +49,15 @@ pub enum CircomError {
          constraints (or the key is damaged)"
     )]
     NotSatisfied,
+    /// A file could not be read (it vanished, or the disk failed, while its sections were
+    /// read one at a time).
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// The GPU prover refused or failed.
     #[error(transparent)]
     Prove(ProveError),
@@ -64,6 +73,13 @@ impl From<ProveError> for CircomError {
 }
 
 impl CircomError {
+    pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+
     pub(crate) fn format(file: &'static str, what: impl Into<String>) -> Self {
         Self::Format {
             file,

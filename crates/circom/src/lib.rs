@@ -4,6 +4,9 @@
 //! - [`read_zkey`] reads a BN254 Groth16 `.zkey` into a [`CircomKey`] (the proving key and
 //!   the A and B matrices); [`read_wtns`] a witness. Both check every length, the primes and
 //!   every point, and build for wasm32 (no ark-circom, which pulls wasmer).
+//!   [`read_zkey_file`] reads a `.zkey` file one section at a time (the file never in
+//!   memory whole); [`zkey_file_hash`] and [`prepare_cached_file`] hash and prepare it the
+//!   same way, through the prepared-key cache.
 //! - [`CircomKey::prepare`] uploads the key for a `zkgpu_groth16::GpuProver<Bn254>` with
 //!   circom's reduction ([`zkgpu_groth16::Qap::Circom`]); [`prove`] / [`prove_async`] prove.
 //!   The proofs equal [`reference_proof`]'s (ark-groth16 with [`CircomReduction`], which is
@@ -23,7 +26,7 @@
 //!
 //! let ctx = GpuContext::from_env_blocking()?;
 //! let prover = GpuProver::<Bn254>::new(&ctx)?;
-//! let key = zkgpu_circom::read_zkey(&std::fs::read("circuit.zkey")?)?;
+//! let key = zkgpu_circom::read_zkey_file(std::path::Path::new("circuit.zkey"))?;
 //! let prepared = key.prepare(&prover)?; // once per key
 //! let values = zkgpu_circom::read_wtns(&std::fs::read("witness.wtns")?)?;
 //! // r and s must be secret: a generator seeded from the operating system.
@@ -56,9 +59,11 @@ pub use prove::{
     CircomProof, check_witness, prove_async, prove_with_randomness_async, reference_proof, verify,
 };
 #[cfg(not(target_arch = "wasm32"))]
-pub use prove::{prepare_cached, prove, prove_with_randomness, zkey_hash};
+pub use prove::{
+    prepare_cached, prepare_cached_file, prove, prove_with_randomness, zkey_file_hash, zkey_hash,
+};
 pub use r1cs::{CircomR1cs, read_r1cs, setup};
 pub use reduction::CircomReduction;
 pub use wtns::{read_wtns, write_wtns};
-pub use zkey::{CircomKey, read_zkey};
+pub use zkey::{CircomKey, read_zkey, read_zkey_file};
 pub use zkey_write::write_zkey;

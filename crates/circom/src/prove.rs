@@ -53,9 +53,42 @@ impl CircomKey {
 /// (derived for this use), so that a cache hit reads none of the key.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn zkey_hash(zkey: &[u8]) -> [u8; 32] {
-    let mut h = blake3::Hasher::new_derive_key("zkgpu 2026 circom .zkey prepared key");
+    let mut h = zkey_hasher();
     h.update_rayon(zkey);
     *h.finalize().as_bytes()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn zkey_hasher() -> blake3::Hasher {
+    blake3::Hasher::new_derive_key("zkgpu 2026 circom .zkey prepared key")
+}
+
+/// [`zkey_hash`] of the file at `path`, read in pieces of 16 MiB (each hashed on the CPU
+/// cores), so the file is never in memory whole.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn zkey_file_hash(path: &std::path::Path) -> Result<[u8; 32], CircomError> {
+    use std::io::Read;
+    const PIECE: usize = 16 << 20;
+    let io = |e| CircomError::io(path, e);
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let mut h = zkey_hasher();
+    let mut buf = vec![0u8; PIECE];
+    loop {
+        // Fill the piece (a read may return less), so each update but the last is whole.
+        let mut got = 0;
+        while got < PIECE {
+            match f.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io(e)),
+            }
+        }
+        h.update_rayon(&buf[..got]);
+        if got < PIECE {
+            return Ok(*h.finalize().as_bytes());
+        }
+    }
 }
 
 /// The `.zkey` prepared for `prover`, from its cache file under `dir` when one is there and
@@ -67,9 +100,20 @@ pub fn prepare_cached(
     zkey: &[u8],
     dir: &std::path::Path,
 ) -> Result<(PreparedProvingKey<Bn254>, zkgpu_groth16::CacheOutcome), CircomError> {
+    prepare_cached_with(prover, zkey_hash(zkey), dir, || crate::read_zkey(zkey))
+}
+
+/// The cache lookup of a key of hash `hash`, read by `read` on a miss.
+#[cfg(not(target_arch = "wasm32"))]
+fn prepare_cached_with(
+    prover: &GpuProver<Bn254>,
+    hash: [u8; 32],
+    dir: &std::path::Path,
+    read: impl FnOnce() -> Result<CircomKey, CircomError>,
+) -> Result<(PreparedProvingKey<Bn254>, zkgpu_groth16::CacheOutcome), CircomError> {
     let mut unread = None;
-    let prepared = prover.prepare_cached_by_hash(zkey_hash(zkey), dir, || {
-        let read = crate::read_zkey(zkey).and_then(|k| Ok((k.matrices()?, k.proving_key)));
+    let prepared = prover.prepare_cached_by_hash(hash, dir, || {
+        let read = read().and_then(|k| Ok((k.matrices()?, k.proving_key)));
         match read {
             Ok((m, pk)) => Ok((pk, m)),
             Err(e) => {
@@ -83,6 +127,19 @@ pub fn prepare_cached(
         (Err(_), Some(e)) => Err(e),
         (other, _) => Ok(other?),
     }
+}
+
+/// [`prepare_cached`] of the `.zkey` at `path` whose [`zkey_file_hash`] is `hash` (callers
+/// that check a content address have it already): on a cache miss the key is read one
+/// section at a time ([`crate::read_zkey_file`]), so its file is never in memory whole.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn prepare_cached_file(
+    prover: &GpuProver<Bn254>,
+    path: &std::path::Path,
+    hash: [u8; 32],
+    dir: &std::path::Path,
+) -> Result<(PreparedProvingKey<Bn254>, zkgpu_groth16::CacheOutcome), CircomError> {
+    prepare_cached_with(prover, hash, dir, || crate::read_zkey_file(path))
 }
 
 /// The witness `values` (a `.wtns`'s) checked against `key`: its length and its constant one.

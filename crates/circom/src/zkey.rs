@@ -12,7 +12,7 @@ use ark_groth16::{ProvingKey, VerifyingKey};
 use ark_relations::gr1cs::Matrix;
 use zkgpu_groth16::R1csMatrices;
 
-use crate::binfile::{BinFile, Reader};
+use crate::binfile::{BinFile, FileSections, Reader, Sections};
 use crate::error::CircomError;
 use crate::field::{G1_BYTES, G2_BYTES, N8, check_field, g1, g2, zkey_coefficient};
 
@@ -72,8 +72,18 @@ impl CircomKey {
 /// Reads a snarkjs `.zkey` for BN254 Groth16, checking every length, both primes and every
 /// point against the curve: a damaged or foreign file is a [`CircomError`].
 pub fn read_zkey(bytes: &[u8]) -> Result<CircomKey, CircomError> {
-    let file = BinFile::parse(bytes, b"zkey", &[1], FILE)?;
-    let protocol = file.section(1)?.u32()?;
+    read_sections(&mut BinFile::parse(bytes, b"zkey", &[1], FILE)?)
+}
+
+/// [`read_zkey`] of the file at `path`, read one section at a time: the file's bytes are never
+/// in memory whole (at most its largest section, beside the key being built), so a large key
+/// is not held twice. A file that cannot be read is [`CircomError::Io`].
+pub fn read_zkey_file(path: &std::path::Path) -> Result<CircomKey, CircomError> {
+    read_sections(&mut FileSections::open(path, b"zkey", &[1], FILE)?)
+}
+
+fn read_sections(file: &mut impl Sections) -> Result<CircomKey, CircomError> {
+    let protocol = file.section(1)?.reader().u32()?;
     if protocol != 1 {
         let name = match protocol {
             2 => "PLONK",
@@ -85,17 +95,17 @@ pub fn read_zkey(bytes: &[u8]) -> Result<CircomKey, CircomError> {
             what: format!("a {name} key (protocol {protocol}), not Groth16"),
         });
     }
-    let h = Header::read(&mut file.section(2)?)?;
+    let h = Header::read(&mut file.section(2)?.reader())?;
     let (vars, public, n) = (h.num_variables, h.num_public, h.domain_size);
     // The point sections first: the counts of the header are then backed by the file's
-    // bytes before the coefficients' rows are allocated by them.
-    let ic = g1_vector(&mut file.section(3)?, public + 1)?;
-    let a_query = g1_vector(&mut file.section(5)?, vars)?;
-    let b_g1_query = g1_vector(&mut file.section(6)?, vars)?;
-    let b_g2_query = g2_vector(&mut file.section(7)?, vars)?;
-    let l_query = g1_vector(&mut file.section(8)?, vars - public - 1)?;
-    let h_query = g1_vector(&mut file.section(9)?, n)?;
-    let (a, b) = read_coefficients(&mut file.section(4)?, &h)?;
+    // bytes before the coefficients' rows are allocated by them. One section at a time.
+    let ic = g1_vector(&mut file.section(3)?.reader(), public + 1)?;
+    let a_query = g1_vector(&mut file.section(5)?.reader(), vars)?;
+    let b_g1_query = g1_vector(&mut file.section(6)?.reader(), vars)?;
+    let b_g2_query = g2_vector(&mut file.section(7)?.reader(), vars)?;
+    let l_query = g1_vector(&mut file.section(8)?.reader(), vars - public - 1)?;
+    let h_query = g1_vector(&mut file.section(9)?.reader(), n)?;
+    let (a, b) = read_coefficients(&mut file.section(4)?.reader(), &h)?;
     let vk = VerifyingKey {
         alpha_g1: h.alpha_g1,
         beta_g2: h.beta_g2,

@@ -13,9 +13,7 @@ use ark_ff::UniformRand;
 use ark_groth16::VerifyingKey;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::Args;
-use zkgpu_circom::{
-    CircomKey, CircomProof, CircomR1cs, read_verifying_key_json, read_wtns, read_zkey,
-};
+use zkgpu_circom::{CircomKey, CircomProof, CircomR1cs, read_verifying_key_json, read_wtns};
 use zkgpu_groth16::{CacheOutcome, GpuProver, PreparedProvingKey};
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
@@ -81,18 +79,28 @@ fn randomness(seed: Option<u64>) -> Result<StdRng, BoxError> {
     Ok(StdRng::from_seed(bytes))
 }
 
-/// The key's bytes, the witness and the verifying key read, with the seconds of the first two.
+/// The key's hash (what its prepared form is cached under; `None` without a cache), the
+/// witness and the verifying key read, with the seconds of the first two. The `.zkey` itself
+/// is read one section at a time when it is prepared, never whole.
 struct Inputs {
-    zkey: Vec<u8>,
+    hash: Option<[u8; 32]>,
     values: Vec<Fr>,
     vk: Option<VerifyingKey<Bn254>>,
     seconds: (f64, f64),
 }
 
-fn read_inputs(args: &CircomArgs) -> Result<Inputs, BoxError> {
-    let step = Step::new(format!("reading {}", args.zkey.display()));
-    let zkey = read(&args.zkey)?;
-    let t_zkey = step.done(&format!("({} bytes)", zkey.len()));
+fn read_inputs(args: &CircomArgs, cached: bool) -> Result<Inputs, BoxError> {
+    let verb = if cached { "hashing" } else { "opening" };
+    let step = Step::new(format!("{verb} {}", args.zkey.display()));
+    let hash = if cached {
+        Some(zkgpu_circom::zkey_file_hash(&args.zkey)?)
+    } else {
+        // Opened here all the same: a missing key is reported before the GPU is opened.
+        std::fs::File::open(&args.zkey).map_err(|e| format!("{}: {e}", args.zkey.display()))?;
+        None
+    };
+    let bytes = std::fs::metadata(&args.zkey).map_or(0, |m| m.len());
+    let t_zkey = step.done(&format!("({bytes} bytes)"));
     let step = Step::new(format!("reading {}", args.wtns.display()));
     let values =
         read_wtns(&read(&args.wtns)?).map_err(|e| format!("{}: {e}", args.wtns.display()))?;
@@ -105,16 +113,17 @@ fn read_inputs(args: &CircomArgs) -> Result<Inputs, BoxError> {
         None => None,
     };
     Ok(Inputs {
-        zkey,
+        hash,
         values,
         vk,
         seconds: (t_zkey, t_wtns),
     })
 }
 
-/// The `.zkey` parsed (its errors named with its path).
-fn parse_zkey(args: &CircomArgs, zkey: &[u8]) -> Result<CircomKey, BoxError> {
-    read_zkey(zkey).map_err(|e| format!("{}: {e}", args.zkey.display()).into())
+/// The `.zkey` read one section at a time (its errors named with its path).
+fn parse_zkey(args: &CircomArgs) -> Result<CircomKey, BoxError> {
+    zkgpu_circom::read_zkey_file(&args.zkey)
+        .map_err(|e| format!("{}: {e}", args.zkey.display()).into())
 }
 
 /// The key prepared (from the cache under `dir` when there), pipelines built beside it, and
@@ -122,17 +131,16 @@ fn parse_zkey(args: &CircomArgs, zkey: &[u8]) -> Result<CircomKey, BoxError> {
 fn prepare(
     args: &CircomArgs,
     prover: &GpuProver<Bn254>,
-    zkey: &[u8],
-    dir: Option<&Path>,
+    cache: Option<(&Path, [u8; 32])>,
 ) -> Result<(PreparedProvingKey<Bn254>, String), BoxError> {
     let (prepared, pipes) = with_pipelines(prover, || -> Result<_, BoxError> {
-        Ok(match dir {
-            Some(d) => {
-                let (p, o) = zkgpu_circom::prepare_cached(prover, zkey, d)
+        Ok(match cache {
+            Some((d, hash)) => {
+                let (p, o) = zkgpu_circom::prepare_cached_file(prover, &args.zkey, hash, d)
                     .map_err(|e| format!("{}: {e}", args.zkey.display()))?;
                 (p, Some(o))
             }
-            None => (parse_zkey(args, zkey)?.prepare(prover)?, None),
+            None => (parse_zkey(args)?.prepare(prover)?, None),
         })
     });
     let (prepared, outcome) = prepared?;
@@ -160,15 +168,15 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     crate::prove_report::set_quiet(args.quiet || args.json);
     check_output(&args.proof)?;
     check_output(&args.public)?;
-    let Inputs {
-        zkey,
-        values,
-        vk,
-        seconds: (t_zkey, t_wtns),
-    } = read_inputs(args)?;
     let dir = (!args.no_cache)
         .then(|| cache_dir(args.cache_dir.as_deref()))
         .flatten();
+    let Inputs {
+        hash,
+        values,
+        vk,
+        seconds: (t_zkey, t_wtns),
+    } = read_inputs(args, dir.is_some())?;
     let step = Step::new("opening the GPU");
     let mut opts = ContextOptions::from_env()?;
     if opts.pipeline_cache_dir.is_none() {
@@ -178,7 +186,7 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     let t_ctx = step.done("");
     let prover = GpuProver::<Bn254>::new(&ctx)?;
     let step = Step::new("preparing the key: bases and matrices to the GPU (pipelines beside)");
-    let (prepared, note) = prepare(args, &prover, &zkey, dir.as_deref())?;
+    let (prepared, note) = prepare(args, &prover, dir.as_deref().zip(hash))?;
     let t_prepare = step.done(&note);
     let loud = !(args.quiet || args.json);
     if loud {
@@ -212,7 +220,7 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
         .into());
     }
     let cpu = if args.compare {
-        Some(compare(&parse_zkey(args, &zkey)?, &values, (r, s), &first)?)
+        Some(compare(&parse_zkey(args)?, &values, (r, s), &first)?)
     } else {
         None
     };
@@ -230,7 +238,7 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
         );
     }
     let steps = [
-        ("read the .zkey's bytes", t_zkey),
+        ("hash the .zkey (read in pieces)", t_zkey),
         ("read the .wtns", t_wtns),
         ("GPU context", t_ctx),
         (

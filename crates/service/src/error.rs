@@ -154,6 +154,7 @@ impl ServiceError {
     pub fn of_key(e: CircomError) -> Self {
         let code = match e {
             CircomError::Unsupported { .. } => ErrorCode::UnsupportedKey,
+            CircomError::Io { .. } => ErrorCode::Internal,
             _ => ErrorCode::InvalidKey,
         };
         Self::new(code, e.to_string())
@@ -179,6 +180,7 @@ impl ServiceError {
             CircomError::Format { .. } | CircomError::NotOnCurve { .. } => ErrorCode::InvalidKey,
             CircomError::Unsupported { .. } => ErrorCode::UnsupportedKey,
             CircomError::Prove(_) => ErrorCode::Gpu,
+            CircomError::Io { .. } => ErrorCode::Internal,
         };
         Self::new(code, e.to_string())
     }

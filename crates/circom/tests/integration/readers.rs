@@ -13,8 +13,29 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use common::{CIRCUITS, fixture, patched, section_at, text};
 use zkgpu_circom::{
     CircomError, proof_json, public_json, read_proof_json, read_public_json,
-    read_verifying_key_json, read_wtns, read_zkey, reference_proof, verify, write_wtns,
+    read_verifying_key_json, read_wtns, read_zkey, read_zkey_file, reference_proof, verify,
+    write_wtns, zkey_file_hash, zkey_hash,
 };
+
+/// `bytes` written to a file of this test process's own (removed when dropped).
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(bytes: &[u8]) -> Self {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("zkgpu-circom-{}-{n}.bin", std::process::id()));
+        std::fs::write(&p, bytes).unwrap();
+        Self(p)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
 
 #[test]
 fn keys_and_witnesses_read_as_snarkjs_wrote_them() {
@@ -86,8 +107,55 @@ fn cpu_proofs_with_circoms_reduction_verify_and_json_round_trips() {
     }
 }
 
+/// The error of reading `bytes` as a `.zkey`, which the file reader (one section at a time)
+/// must give too, word for word.
 fn zkey_error(bytes: &[u8]) -> CircomError {
-    read_zkey(bytes).expect_err("a damaged key was read")
+    let e = read_zkey(bytes).expect_err("a damaged key was read");
+    let file = TempFile::new(bytes);
+    let from_file = read_zkey_file(&file.0).expect_err("a damaged key was read from its file");
+    assert_eq!(from_file.to_string(), e.to_string());
+    assert_eq!(
+        std::mem::discriminant(&from_file),
+        std::mem::discriminant(&e)
+    );
+    e
+}
+
+/// The file reader gives the key the slice reader gives, and the file's hash in pieces is
+/// the hash of its bytes, for files around the piece's size (16 MiB) too; a missing file is
+/// an I/O error naming it.
+#[test]
+fn zkey_files_read_by_sections_and_hashed_in_pieces_equal_their_bytes() {
+    for (name, ..) in CIRCUITS {
+        let bytes = fixture(&format!("{name}.zkey"));
+        let file = TempFile::new(&bytes);
+        let (a, b) = (read_zkey(&bytes).unwrap(), read_zkey_file(&file.0).unwrap());
+        assert!(a.proving_key == b.proving_key, "{name}");
+        assert_eq!((a.a(), a.b()), (b.a(), b.b()), "{name}");
+        assert_eq!(
+            (a.num_public, a.num_variables),
+            (b.num_public, b.num_variables)
+        );
+        assert_eq!(
+            zkey_file_hash(&file.0).unwrap(),
+            zkey_hash(&bytes),
+            "{name}"
+        );
+    }
+    let piece = 16 << 20;
+    for len in [0, 1, piece - 1, piece, piece + 1, 2 * piece + 5] {
+        let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 977) as u8).collect();
+        let file = TempFile::new(&bytes);
+        assert_eq!(zkey_file_hash(&file.0).unwrap(), zkey_hash(&bytes), "{len}");
+    }
+    let gone = std::env::temp_dir().join("zkgpu-circom-no-such-file.zkey");
+    for e in [
+        read_zkey_file(&gone).unwrap_err(),
+        zkey_file_hash(&gone).unwrap_err(),
+    ] {
+        assert!(matches!(e, CircomError::Io { .. }), "{e}");
+        assert!(e.to_string().contains("no-such-file"), "{e}");
+    }
 }
 
 #[test]
