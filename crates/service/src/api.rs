@@ -18,9 +18,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::body::Body;
+use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -75,13 +74,10 @@ pub(crate) struct AppState {
 
 /// The API's routes over `state`.
 pub(crate) fn router(state: AppState) -> Router {
-    let limits = state.limits;
-    let keys = Router::new()
-        .route("/v1/keys", post(register_key).get(list_keys))
-        .layer(DefaultBodyLimit::max(limits.key_bytes));
     Router::new()
-        .merge(keys)
-        // The witness's limit is counted by `receive` as the body arrives.
+        // The key's and the witness's limits are counted by `receive_file` and `receive` as
+        // the body arrives (the guard refuses a declared length over them first).
+        .route("/v1/keys", post(register_key).get(list_keys))
         .route("/v1/keys/{id}/jobs", post(submit))
         .route("/v1/keys/{id}", get(get_key))
         .route("/v1/keys/{id}/zkey", get(get_zkey))
@@ -158,17 +154,6 @@ fn too_large(limit: usize) -> ServiceError {
     )
 }
 
-/// The body, or the refusal of one over its limit or cut short.
-fn body(b: Result<Bytes, BytesRejection>, limit: usize) -> Result<Bytes> {
-    b.map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            too_large(limit)
-        } else {
-            ServiceError::bad_request(format!("the body could not be read: {e}"))
-        }
-    })
-}
-
 async fn ready(State(s): State<AppState>) -> Response {
     match s.db.ping().await {
         Ok(()) => "ready\n".into_response(),
@@ -181,21 +166,25 @@ async fn metrics(State(s): State<AppState>) -> Result<Response> {
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response())
 }
 
-async fn register_key(
-    State(s): State<AppState>,
-    b: Result<Bytes, BytesRejection>,
-) -> Result<Response> {
-    let zkey = body(b, s.limits.key_bytes)?;
+/// A `.zkey` upload: written to a part file as it arrives (the limit counted on the way),
+/// hashed there, and read one section at a time: a key is never in the API's memory whole.
+async fn register_key(State(s): State<AppState>, body: Body) -> Result<Response> {
+    let part = s.keys.part();
+    receive_file(body, s.limits.key_bytes, part.path()).await?;
+    let path = part.path().to_owned();
+    let id = blocking(move || {
+        zkgpu_circom::zkey_file_hash(&path)
+            .map(|h| crate::ids::hex(&h))
+            .map_err(ServiceError::of_key)
+    })
+    .await?;
     // A key registered already (same hash, so same bytes) is not read again.
-    let id = KeyStore::id_of(&zkey);
     if let Some(known) = s.db.key(&id).await? {
         return Ok((StatusCode::OK, Json(known)).into_response());
     }
     let store = s.keys.clone();
     // Reading the key checks every point: seconds for a large one, off the async threads.
-    let info = tokio::task::spawn_blocking(move || store.add(&zkey))
-        .await
-        .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
+    let info = blocking(move || store.add_part(part, &id)).await?;
     let new = s.db.insert_key(&info).await?;
     let status = if new {
         StatusCode::CREATED
@@ -204,6 +193,36 @@ async fn register_key(
     };
     tracing::info!(key = %info.id, new, constraints = info.constraints, "key registered");
     Ok((status, Json(info)).into_response())
+}
+
+/// `f` on tokio's blocking threads.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))?
+}
+
+/// The body written to `path` as it arrives, refused once it passes `limit` bytes.
+async fn receive_file(mut body: Body, limit: usize, path: &std::path::Path) -> Result<()> {
+    use tokio::io::AsyncWriteExt;
+    let local = |e: std::io::Error| {
+        ServiceError::new(ErrorCode::Internal, format!("{}: {e}", path.display()))
+    };
+    let mut file = tokio::fs::File::create(path).await.map_err(local)?;
+    let mut got = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame
+            .map_err(|e| ServiceError::bad_request(format!("the body could not be read: {e}")))?;
+        let Ok(piece) = frame.into_data() else {
+            continue;
+        };
+        got += piece.len();
+        if got > limit {
+            return Err(too_large(limit));
+        }
+        file.write_all(&piece).await.map_err(local)?;
+    }
+    file.flush().await.map_err(local)
 }
 
 async fn list_keys(State(s): State<AppState>) -> Result<Response> {
@@ -219,11 +238,62 @@ async fn get_key(State(s): State<AppState>, Path(id): Path<String>) -> Result<Re
 async fn get_zkey(State(s): State<AppState>, Path(id): Path<String>) -> Result<Response> {
     check_key_id(&id)?;
     s.db.key(&id).await?.ok_or_else(|| unknown_key(&id))?;
-    let store = s.keys.clone();
-    let bytes = tokio::task::spawn_blocking(move || store.read(&id))
-        .await
-        .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
-    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+    let path = s.keys.file(&id)?;
+    let file = std::fs::File::open(&path)
+        .map_err(|e| ServiceError::new(ErrorCode::Internal, format!("{}: {e}", path.display())))?;
+    Ok((
+        [(header::CONTENT_TYPE, "application/octet-stream")],
+        Body::new(FileBody::of(file)),
+    )
+        .into_response())
+}
+
+/// A file sent in pieces of 1 MiB, read on a blocking thread a few pieces ahead of the
+/// socket: a `.zkey` is never in the API's memory whole.
+struct FileBody(tokio::sync::mpsc::Receiver<std::io::Result<axum::body::Bytes>>);
+
+impl FileBody {
+    fn of(mut file: std::fs::File) -> Self {
+        use std::io::Read;
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        tokio::task::spawn_blocking(move || {
+            loop {
+                let mut piece = vec![0u8; 1 << 20];
+                let sent = match file.read(&mut piece) {
+                    Ok(0) => return,
+                    Ok(n) => {
+                        piece.truncate(n);
+                        tx.blocking_send(Ok(piece.into()))
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        let _ = tx.blocking_send(Err(e));
+                        return;
+                    }
+                };
+                // The client went away: nothing more to read.
+                if sent.is_err() {
+                    return;
+                }
+            }
+        });
+        Self(rx)
+    }
+}
+
+impl http_body::Body for FileBody {
+    type Data = axum::body::Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<std::io::Result<http_body::Frame<Self::Data>>>> {
+        self.get_mut()
+            .0
+            .poll_recv(cx)
+            .map(|piece| piece.map(|r| r.map(http_body::Frame::data)))
+    }
 }
 
 fn unknown_key(id: &str) -> ServiceError {

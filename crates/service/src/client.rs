@@ -161,6 +161,27 @@ impl Client {
         self.get(&format!("/v1/keys/{id}/zkey"))
     }
 
+    /// The `.zkey` of a registered key, written to `path` as it arrives: never in memory
+    /// whole. `path` is left partly written when the transfer fails.
+    pub fn zkey_to_file(&self, id: &str, path: &std::path::Path) -> Result<()> {
+        crate::ids::check_key_id(id)?;
+        let req = self.authorized(self.agent.get(format!("{}/v1/keys/{id}/zkey", self.base)));
+        let mut r = req.call().map_err(transport)?;
+        if !r.status().is_success() {
+            return Self::answer(r).map(drop);
+        }
+        let local = |e: std::io::Error| {
+            ServiceError::new(ErrorCode::Internal, format!("{}: {e}", path.display()))
+        };
+        let mut out = std::fs::File::create(path).map_err(local)?;
+        let mut body = r.body_mut().with_config().limit(u64::MAX).reader();
+        std::io::copy(&mut body, &mut out).map_err(|e| {
+            // ureq's reader reports the transfer's own failures as io errors.
+            ServiceError::new(ErrorCode::Internal, format!("the .zkey of key {id}: {e}"))
+        })?;
+        out.sync_all().map_err(local)
+    }
+
     /// The witness of job `id`, to the worker whose claim `claim` holds it.
     pub fn witness(&self, id: &str, claim: &str) -> Result<Vec<u8>> {
         crate::ids::check_job_id(id)?;

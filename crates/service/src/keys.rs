@@ -36,32 +36,55 @@ impl KeyStore {
         Ok(self.dir.join(format!("{id}.zkey")))
     }
 
+    /// A new part file for an upload, removed when dropped unless it became a key.
+    pub(crate) fn part(&self) -> KeyPart {
+        KeyPart {
+            path: self
+                .dir
+                .join(format!("upload.{}.part", crate::ids::random_id())),
+        }
+    }
+
     /// Reads and checks a `.zkey` (every point and length, as the prover will), writes it
     /// under its id unless it is there, and returns its description.
     pub fn add(&self, zkey: &[u8]) -> Result<KeyInfo> {
-        let key = zkgpu_circom::read_zkey(zkey).map_err(ServiceError::of_key)?;
-        let id = Self::id_of(zkey);
-        let path = self.path(&id)?;
+        let part = self.part();
+        std::fs::write(&part.path, zkey).map_err(|e| internal("cannot store the key", &e))?;
+        self.add_part(part, &Self::id_of(zkey))
+    }
+
+    /// [`KeyStore::add`] of an uploaded part file whose hash is `id`: read one section at a
+    /// time (the key is never in memory whole), then renamed to the key's file, so a reader
+    /// never sees half a key. A refused key's part is removed.
+    pub(crate) fn add_part(&self, part: KeyPart, id: &str) -> Result<KeyInfo> {
+        let path = self.path(id)?;
+        let key = zkgpu_circom::read_zkey_file(&part.path).map_err(ServiceError::of_key)?;
+        let bytes = std::fs::metadata(&part.path)
+            .map_err(|e| internal("cannot store the key", &e))?
+            .len();
         if !path.exists() {
-            // Written beside, then renamed: a reader never sees half a key.
-            let tmp = self
-                .dir
-                .join(format!("{id}.{}.part", crate::ids::random_id()));
-            std::fs::write(&tmp, zkey)
-                .and_then(|()| std::fs::rename(&tmp, &path))
-                .map_err(|e| {
-                    let _ = std::fs::remove_file(&tmp);
-                    ServiceError::new(ErrorCode::Internal, format!("cannot store the key: {e}"))
-                })?;
+            std::fs::rename(&part.path, &path).map_err(|e| internal("cannot store the key", &e))?;
         }
         Ok(KeyInfo {
-            id,
+            id: id.to_owned(),
             curve: "bn254".into(),
-            bytes: zkey.len() as i64,
+            bytes: bytes as i64,
             constraints: key.num_constraints() as i64,
             signals: key.num_variables as i64,
             public_signals: key.num_public as i64,
         })
+    }
+
+    /// The file of the `.zkey` of `id` (which must be there).
+    pub fn file(&self, id: &str) -> Result<PathBuf> {
+        let path = self.path(id)?;
+        if !path.is_file() {
+            return Err(ServiceError::new(
+                ErrorCode::UnknownKey,
+                format!("key {id}: no file {}", path.display()),
+            ));
+        }
+        Ok(path)
     }
 
     /// The `.zkey` of `id`.
@@ -75,5 +98,29 @@ impl KeyStore {
             };
             ServiceError::new(code, format!("key {id}: {e}"))
         })
+    }
+}
+
+fn internal(what: &str, e: &std::io::Error) -> ServiceError {
+    ServiceError::new(ErrorCode::Internal, format!("{what}: {e}"))
+}
+
+/// An upload's part file in the key store (`upload.<random>.part`), removed when dropped:
+/// after [`KeyStore::add_part`] renamed it there is nothing left to remove.
+#[derive(Debug)]
+pub(crate) struct KeyPart {
+    path: PathBuf,
+}
+
+impl KeyPart {
+    /// The part file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for KeyPart {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }

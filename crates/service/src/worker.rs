@@ -98,10 +98,23 @@ impl JobInputs {
         })
     }
 
-    fn zkey(&self, id: &str) -> Result<Vec<u8>> {
+    /// The `.zkey` of `id` as a file: the store's, or downloaded into `scratch` (removed
+    /// when the returned value is dropped). Read from there one section at a time.
+    fn zkey_file(&self, id: &str, scratch: &Path) -> Result<ZkeyFile> {
         match self {
-            Self::Local { keys, .. } => keys.read(id),
-            Self::Server(c) => c.zkey(id),
+            Self::Local { keys, .. } => Ok(ZkeyFile {
+                path: keys.file(id)?,
+                download: false,
+            }),
+            Self::Server(c) => {
+                let name = format!(".{id}.{}.zkey.part", crate::ids::random_id());
+                let file = ZkeyFile {
+                    path: scratch.join(name),
+                    download: true,
+                };
+                c.zkey_to_file(id, &file.path)?;
+                Ok(file)
+            }
         }
     }
 
@@ -332,9 +345,27 @@ fn prove_job(
     ))
 }
 
+/// A job's `.zkey` on disk; a download is removed when dropped.
+struct ZkeyFile {
+    path: PathBuf,
+    download: bool,
+}
+
+impl Drop for ZkeyFile {
+    fn drop(&mut self) {
+        if self.download {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The key `id` prepared on `prover`'s GPU: its file hashed in pieces (it must hash to its
+/// id) and, unless the prepared-key cache has it, read one section at a time, so the `.zkey`
+/// is never in host memory whole.
 fn prepare(s: &Shared, prover: &GpuProver<Bn254>, id: &str) -> Result<PreparedProvingKey<Bn254>> {
-    let zkey = s.inputs.zkey(id)?;
-    let got = zkgpu_circom::zkey_hash(&zkey);
+    let scratch = s.cfg.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let zkey = s.inputs.zkey_file(id, &scratch)?;
+    let got = zkgpu_circom::zkey_file_hash(&zkey.path).map_err(ServiceError::of_key)?;
     if crate::ids::hex(&got) != id {
         return Err(ServiceError::new(
             ErrorCode::InvalidKey,
@@ -342,12 +373,12 @@ fn prepare(s: &Shared, prover: &GpuProver<Bn254>, id: &str) -> Result<PreparedPr
         ));
     }
     let Some(dir) = &s.cfg.cache_dir else {
-        return zkgpu_circom::read_zkey(&zkey)
+        return zkgpu_circom::read_zkey_file(&zkey.path)
             .and_then(|k| k.prepare(prover))
             .map_err(ServiceError::of_proof);
     };
-    let (prepared, outcome) =
-        zkgpu_circom::prepare_cached(prover, &zkey, dir).map_err(ServiceError::of_proof)?;
+    let (prepared, outcome) = zkgpu_circom::prepare_cached_file(prover, &zkey.path, got, dir)
+        .map_err(ServiceError::of_proof)?;
     let written = !matches!(outcome, zkgpu_groth16::CacheOutcome::Loaded(_));
     if let (true, Some(max)) = (written, s.cfg.cache_max_bytes) {
         match zkgpu_groth16::prune_cache(dir, max) {

@@ -108,20 +108,32 @@ async fn no_token_means_loopback_only() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_get_their_codes() {
     let limits = Limits {
-        key_bytes: 4 << 20,
+        key_bytes: 64 << 10,
         witness_bytes: 64 << 10,
     };
     let cfg = config(Tokens::default(), limits);
-    let witnesses = cfg.data.join("witnesses");
+    let data = cfg.data.clone();
     let running = start(cfg, None).await.unwrap();
     let addr = running.addr;
-    tokio::task::spawn_blocking(move || bad_requests(addr, &witnesses))
+    tokio::task::spawn_blocking(move || bad_requests(addr, &data))
         .await
         .unwrap();
     running.shutdown().await.unwrap();
 }
 
-fn bad_requests(addr: SocketAddr, witnesses: &std::path::Path) {
+/// The names of the files in `dir`.
+fn files(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn bad_requests(addr: SocketAddr, data: &std::path::Path) {
+    let witnesses = &data.join("witnesses");
     let c = Client::new(&format!("http://{addr}"), None);
     let zkey = fixture("multiplier.zkey");
     // Keys: garbage, truncated, then the real one (new, then known).
@@ -133,6 +145,35 @@ fn bad_requests(addr: SocketAddr, witnesses: &std::path::Path) {
     let key = c.register_key(&zkey).unwrap();
     assert_eq!(key.signals, 11);
     assert_eq!(c.register_key(&zkey).unwrap().id, key.id);
+    // A key upload over the limit (64 KiB) with no declared length, counted as its chunks
+    // arrive, and one cut short: refused, and like the refused keys above they leave nothing
+    // in the key store but the registered key.
+    let chunk = format!("{:x}\r\n{}\r\n", 40 << 10, "0".repeat(40 << 10));
+    let (status, answer) = raw(
+        addr,
+        &format!(
+            "POST /v1/keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\nContent-Type: application/octet-stream\r\n\r\n{chunk}{chunk}0\r\n\r\n"
+        ),
+    );
+    assert!(status == 413 && answer.contains("too_large"), "{answer}");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(b"POST /v1/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\nContent-Type: application/octet-stream\r\n\r\nzkey012345")
+        .unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let _ = s.read_to_end(&mut Vec::new());
+    assert_eq!(files(&data.join("keys")), [format!("{}.zkey", key.id)]);
+    // A worker on another machine downloads the key to a file; an unknown key writes none.
+    let got = data.join("downloaded.zkey");
+    c.zkey_to_file(&key.id, &got).unwrap();
+    assert_eq!(std::fs::read(&got).unwrap(), zkey);
+    let missing = data.join("missing.zkey");
+    let other = "ab".repeat(32);
+    assert_eq!(
+        code(c.zkey_to_file(&other, &missing)),
+        ErrorCode::UnknownKey
+    );
+    assert!(!missing.exists());
     // Witnesses: another circuit's, garbage, a JSON value out of the field, JSON of another
     // length, a constant that is not one.
     let merkle_wtns = fixture("merkle.wtns");
@@ -232,11 +273,7 @@ fn bad_requests(addr: SocketAddr, witnesses: &std::path::Path) {
     );
     assert!(jobs.ends_with("\r\n\r\n[]"), "{jobs}");
     // Neither left a part of its witness behind.
-    let parts: Vec<_> = std::fs::read_dir(witnesses)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
+    let parts = files(witnesses);
     assert!(parts.is_empty(), "{parts:?}");
     // A job (no worker runs): queued, listed, no proof yet, cancelled, no proof ever.
     let job = c.submit(&key.id, &small).unwrap();
