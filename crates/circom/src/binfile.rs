@@ -211,9 +211,17 @@ impl Sections for FileSections {
             .iter()
             .find(|(k, ..)| *k == kind)
             .ok_or_else(|| missing(self.file, kind))?;
-        // `walk` checked that the length fits a usize and ends within the file.
-        let mut data = vec![0u8; len as usize];
-        read_at(&mut self.f, at, &mut data).map_err(|e| CircomError::io(&self.path, e))?;
+        // `walk` checked that the length fits a usize and ends within the file. Read into
+        // reserved room (no zero fill first): a file that shrank since is an error.
+        let io = |e| CircomError::io(&self.path, e);
+        let mut data = Vec::new();
+        data.try_reserve_exact(len as usize)
+            .map_err(|e| io(std::io::Error::other(e)))?;
+        self.f.seek(SeekFrom::Start(at)).map_err(io)?;
+        let got = (&mut self.f).take(len).read_to_end(&mut data).map_err(io)?;
+        if got as u64 != len {
+            return Err(io(std::io::ErrorKind::UnexpectedEof.into()));
+        }
         Ok(Section {
             data: Cow::Owned(data),
             file: self.file,
