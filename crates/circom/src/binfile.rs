@@ -141,26 +141,25 @@ impl<'a> BinFile<'a> {
         Ok(Self { file, sections })
     }
 
-    /// The first section of type `kind`.
-    pub(crate) fn section(&self, kind: u32) -> Result<Reader<'a>, CircomError> {
+    /// The bytes of the first section of type `kind`.
+    fn bytes(&self, kind: u32) -> Result<&'a [u8], CircomError> {
         self.sections
             .iter()
             .find(|(k, _)| *k == kind)
-            .map(|&(_, data)| Reader::new(data, self.file, kind))
+            .map(|&(_, data)| data)
             .ok_or_else(|| missing(self.file, kind))
+    }
+
+    /// The first section of type `kind`.
+    pub(crate) fn section(&self, kind: u32) -> Result<Reader<'a>, CircomError> {
+        Ok(Reader::new(self.bytes(kind)?, self.file, kind))
     }
 }
 
 impl Sections for BinFile<'_> {
     fn section(&mut self, kind: u32) -> Result<Section<'_>, CircomError> {
-        let data = self
-            .sections
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|&(_, data)| data)
-            .ok_or_else(|| missing(self.file, kind))?;
         Ok(Section {
-            data: Cow::Borrowed(data),
+            data: Cow::Borrowed(self.bytes(kind)?),
             file: self.file,
             kind,
         })
