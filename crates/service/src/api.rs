@@ -210,19 +210,32 @@ async fn receive_file(mut body: Body, limit: usize, path: &std::path::Path) -> R
     };
     let mut file = tokio::fs::File::create(path).await.map_err(local)?;
     let mut got = 0usize;
+    while let Some(piece) = next_piece(&mut body, got, limit).await? {
+        got += piece.len();
+        file.write_all(&piece).await.map_err(local)?;
+    }
+    file.flush().await.map_err(local)
+}
+
+/// The body's next piece of data (trailers skipped), refused when it would take the body,
+/// `got` bytes so far, past `limit`; `None` at the end.
+async fn next_piece(
+    body: &mut Body,
+    got: usize,
+    limit: usize,
+) -> Result<Option<axum::body::Bytes>> {
     while let Some(frame) = body.frame().await {
         let frame = frame
             .map_err(|e| ServiceError::bad_request(format!("the body could not be read: {e}")))?;
         let Ok(piece) = frame.into_data() else {
             continue;
         };
-        got += piece.len();
-        if got > limit {
+        if got + piece.len() > limit {
             return Err(too_large(limit));
         }
-        file.write_all(&piece).await.map_err(local)?;
+        return Ok(Some(piece));
     }
-    file.flush().await.map_err(local)
+    Ok(None)
 }
 
 async fn list_keys(State(s): State<AppState>) -> Result<Response> {
@@ -329,12 +342,11 @@ async fn submit(
     let started = std::time::Instant::now();
     let (store, job, signals) = (s.witnesses.clone(), id.clone(), key.signals as usize);
     // Checked, and the job's witness file complete, before the job is queued.
-    tokio::task::spawn_blocking(move || match incoming {
+    blocking(move || match incoming {
         Some(incoming) => incoming.finish_checked(&witness, signals),
         None => crate::witness::store_json(&store, &job, &witness, signals),
     })
-    .await
-    .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
+    .await?;
     let checked_ms = started.elapsed().as_secs_f64() * 1e3;
     if let Err(e) = s.db.insert_job(&id, &key_id).await {
         let _ = s.witnesses.remove(&id);
@@ -357,15 +369,7 @@ async fn receive(
     sink: Option<&Incoming>,
 ) -> Result<Vec<u8>> {
     let mut whole = Vec::with_capacity(declared.min(limit));
-    while let Some(frame) = body.frame().await {
-        let frame = frame
-            .map_err(|e| ServiceError::bad_request(format!("the body could not be read: {e}")))?;
-        let Ok(piece) = frame.into_data() else {
-            continue;
-        };
-        if whole.len() + piece.len() > limit {
-            return Err(too_large(limit));
-        }
+    while let Some(piece) = next_piece(&mut body, whole.len(), limit).await? {
         whole.extend_from_slice(&piece);
         if let Some(sink) = sink {
             sink.push(piece);
@@ -461,9 +465,7 @@ async fn get_witness(
         ));
     }
     let store = s.witnesses.clone();
-    let bytes = tokio::task::spawn_blocking(move || store.read(&id))
-        .await
-        .map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))??;
+    let bytes = blocking(move || store.read(&id)).await?;
     Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
 }
 

@@ -145,7 +145,7 @@ impl Client {
     /// Registers a `.zkey`: its hash first, and the key is sent only when the server does
     /// not have it.
     pub fn register_key(&self, zkey: &[u8]) -> Result<RemoteKey> {
-        let id = crate::ids::hex(&zkgpu_circom::zkey_hash(zkey));
+        let id = crate::keys::KeyStore::id_of(zkey);
         match self.get(&format!("/v1/keys/{id}")) {
             Ok(body) => Self::json(&body),
             Err(e) if e.code == ErrorCode::UnknownKey => {

@@ -37,26 +37,18 @@ impl KeyStore {
     }
 
     /// A new part file for an upload, removed when dropped unless it became a key.
-    pub(crate) fn part(&self) -> KeyPart {
-        KeyPart {
-            path: self
-                .dir
+    pub(crate) fn part(&self) -> PartFile {
+        PartFile::new(
+            self.dir
                 .join(format!("upload.{}.part", crate::ids::random_id())),
-        }
+        )
     }
 
-    /// Reads and checks a `.zkey` (every point and length, as the prover will), writes it
-    /// under its id unless it is there, and returns its description.
-    pub fn add(&self, zkey: &[u8]) -> Result<KeyInfo> {
-        let part = self.part();
-        std::fs::write(&part.path, zkey).map_err(|e| internal("cannot store the key", &e))?;
-        self.add_part(part, &Self::id_of(zkey))
-    }
-
-    /// [`KeyStore::add`] of an uploaded part file whose hash is `id`: read one section at a
-    /// time (the key is never in memory whole), then renamed to the key's file, so a reader
-    /// never sees half a key. A refused key's part is removed.
-    pub(crate) fn add_part(&self, part: KeyPart, id: &str) -> Result<KeyInfo> {
+    /// Registers the uploaded part file `part`, whose hash is `id`: the `.zkey` is read one
+    /// section at a time and checked (every point and length, as the prover will), then
+    /// renamed to the key's file unless it is there, so a reader never sees half a key. A
+    /// refused key's part is removed.
+    pub(crate) fn add_part(&self, part: PartFile, id: &str) -> Result<KeyInfo> {
         let path = self.path(id)?;
         let key = zkgpu_circom::read_zkey_file(&part.path).map_err(ServiceError::of_key)?;
         let bytes = std::fs::metadata(&part.path)
@@ -86,40 +78,31 @@ impl KeyStore {
         }
         Ok(path)
     }
-
-    /// The `.zkey` of `id`.
-    pub fn read(&self, id: &str) -> Result<Vec<u8>> {
-        let path = self.path(id)?;
-        std::fs::read(&path).map_err(|e| {
-            let code = if e.kind() == std::io::ErrorKind::NotFound {
-                ErrorCode::UnknownKey
-            } else {
-                ErrorCode::Internal
-            };
-            ServiceError::new(code, format!("key {id}: {e}"))
-        })
-    }
 }
 
 fn internal(what: &str, e: &std::io::Error) -> ServiceError {
     ServiceError::new(ErrorCode::Internal, format!("{what}: {e}"))
 }
 
-/// An upload's part file in the key store (`upload.<random>.part`), removed when dropped:
-/// after [`KeyStore::add_part`] renamed it there is nothing left to remove.
+/// A file being written (an upload, a download), removed when dropped (after a rename
+/// there is nothing left to remove).
 #[derive(Debug)]
-pub(crate) struct KeyPart {
+pub(crate) struct PartFile {
     path: PathBuf,
 }
 
-impl KeyPart {
-    /// The part file's path.
+impl PartFile {
+    pub(crate) fn new(path: PathBuf) -> Self {
+        Self { path }
+    }
+
+    /// The file's path.
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }
 
-impl Drop for KeyPart {
+impl Drop for PartFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
     }

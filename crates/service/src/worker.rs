@@ -19,7 +19,7 @@ use crate::client::Client;
 use crate::db::{Claimed, Db};
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::events::Events;
-use crate::keys::KeyStore;
+use crate::keys::{KeyStore, PartFile};
 use crate::metrics::Metrics;
 use crate::witness::WitnessStore;
 
@@ -104,16 +104,16 @@ impl JobInputs {
         match self {
             Self::Local { keys, .. } => Ok(ZkeyFile {
                 path: keys.file(id)?,
-                download: false,
+                _download: None,
             }),
             Self::Server(c) => {
                 let name = format!(".{id}.{}.zkey.part", crate::ids::random_id());
-                let file = ZkeyFile {
-                    path: scratch.join(name),
-                    download: true,
-                };
-                c.zkey_to_file(id, &file.path)?;
-                Ok(file)
+                let download = PartFile::new(scratch.join(name));
+                c.zkey_to_file(id, download.path())?;
+                Ok(ZkeyFile {
+                    path: download.path().to_owned(),
+                    _download: Some(download),
+                })
             }
         }
     }
@@ -348,15 +348,7 @@ fn prove_job(
 /// A job's `.zkey` on disk; a download is removed when dropped.
 struct ZkeyFile {
     path: PathBuf,
-    download: bool,
-}
-
-impl Drop for ZkeyFile {
-    fn drop(&mut self) {
-        if self.download {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
+    _download: Option<PartFile>,
 }
 
 /// The key `id` prepared on `prover`'s GPU: its file hashed in pieces (it must hash to its
