@@ -1,5 +1,7 @@
-// Radix-2^k NTT passes over a prime field (the `Fe` shim), elements moved in arkworks' packed
-// layout (8 little-endian u32 words, the Montgomery form x 2^256 that `Fp` stores).
+// Radix-2^k NTT passes over a prime field, elements moved in arkworks' packed layout (8
+// little-endian u32 words, the Montgomery form x 2^256 that `Fp` stores) and held in
+// registers and the tile in the element form `Nt` of the arithmetic (`nt_*`: the portable
+// 13-bit limbs, or a 64-bit arithmetic's native limbs; docs/ntt.md).
 //
 // A transform of size N = 2^L runs as P passes of k_1 + ... + k_P = L bits (k <= 8). Pass p
 // sees the array as s = 2^(k_1 + ... + k_(p-1)) interleaved sub-transforms of size M = N / s.
@@ -12,7 +14,7 @@
 // the next pass then finds every remaining sub-transform at stride s N1, and the last pass
 // leaves the result in natural order. No bit-reversal pass is needed.
 //
-// Twiddles are in *our* Montgomery form (w 2^(13 n)), so fe_mul(x 2^256, w 2^(13 n)) =
+// Twiddles are in *our* Montgomery form (w 2^(13 n)), so nt_mul_lazy(x 2^256, w 2^(13 n)) =
 // x w 2^256: data stays in arkworks' form throughout and is never converted.
 // Values in the tile and between passes live in the redundant range [0, 2p) (the field's lazy
 // module): a butterfly's difference x0 - x1 + 2p < 4p times a canonical root is below 2p
@@ -71,16 +73,12 @@ struct NttParams {
 const NTT_WG: u32 = 128u;
 const NTT_TILE: u32 = 256u;
 
-// A workgroup of 128 invocations transforms a tile of 256 elements in workgroup memory (10 KiB:
-// within WebGPU's default 16 KiB). Tile element e is kept as its 20 limbs in 10 words of two
-// 16-bit halves, word w at w * 256 + e: consecutive elements in consecutive banks, and a limb
-// is one mask or shift away (the 8-word packed form cost a 32-bit repacking per access, which
-// made the butterflies twice as slow on the H100; docs/log/2026-11.md).
-const_assert FE_WORDS == 20u;
-var<workgroup> tile: array<u32, 2560>;
+// A workgroup of 128 invocations transforms a tile of 256 elements in workgroup memory:
+// `tile_get` and `tile_set` come with the element form `Nt` (portable: shaders/kernels/
+// ntt_tile.wgsl; a 64-bit arithmetic's native form: generated in shaders/src/compose.rs).
 
 // Element e of the batch from `src`'s pages.
-fn load_packed(e: u32) -> Fe {
+fn load_packed(e: u32) -> Nt {
     let page = e >> params.page_log;
     let i = 2u * (e & ((1u << params.page_log) - 1u));
     var lo: vec4<u32>;
@@ -95,12 +93,12 @@ fn load_packed(e: u32) -> Fe {
         lo = src2[i];
         hi = src2[i + 1u];
     }
-    return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
+    return nt_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
 }
 
 // Element e of the batch into `dst`'s pages.
-fn store_packed(e: u32, x: Fe) {
-    let w = fe_pack(x);
+fn store_packed(e: u32, x: Nt) {
+    let w = nt_pack(x);
     let lo = vec4<u32>(w[0], w[1], w[2], w[3]);
     let hi = vec4<u32>(w[4], w[5], w[6], w[7]);
     let page = e >> params.page_log;
@@ -117,50 +115,23 @@ fn store_packed(e: u32, x: Fe) {
     }
 }
 
-fn table(index: u32) -> Fe {
+fn table(index: u32) -> Nt {
     let lo = tables[2u * index];
     let hi = tables[2u * index + 1u];
-    return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
+    return nt_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
 }
 
-fn twist(e: u32) -> Fe {
+fn twist(e: u32) -> Nt {
     let lo = twists[2u * e];
     let hi = twists[2u * e + 1u];
-    return fe_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
-}
-
-fn tile_get(e: u32) -> Fe {
-    let w0 = tile[e];
-    let w1 = tile[256u + e];
-    let w2 = tile[512u + e];
-    let w3 = tile[768u + e];
-    let w4 = tile[1024u + e];
-    let w5 = tile[1280u + e];
-    let w6 = tile[1536u + e];
-    let w7 = tile[1792u + e];
-    let w8 = tile[2048u + e];
-    let w9 = tile[2304u + e];
-    return Fe(w0 & 8191u, w0 >> 16u, w1 & 8191u, w1 >> 16u, w2 & 8191u, w2 >> 16u, w3 & 8191u, w3 >> 16u, w4 & 8191u, w4 >> 16u, w5 & 8191u, w5 >> 16u, w6 & 8191u, w6 >> 16u, w7 & 8191u, w7 >> 16u, w8 & 8191u, w8 >> 16u, w9 & 8191u, w9 >> 16u);
-}
-
-fn tile_set(e: u32, x: Fe) {
-    tile[e] = x[0] | (x[1] << 16u);
-    tile[256u + e] = x[2] | (x[3] << 16u);
-    tile[512u + e] = x[4] | (x[5] << 16u);
-    tile[768u + e] = x[6] | (x[7] << 16u);
-    tile[1024u + e] = x[8] | (x[9] << 16u);
-    tile[1280u + e] = x[10] | (x[11] << 16u);
-    tile[1536u + e] = x[12] | (x[13] << 16u);
-    tile[1792u + e] = x[14] | (x[15] << 16u);
-    tile[2048u + e] = x[16] | (x[17] << 16u);
-    tile[2304u + e] = x[18] | (x[19] << 16u);
+    return nt_unpack(array<u32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w));
 }
 
 // x * hi[e >> h] * lo[e & mask], or x * twists[e] when `full`: one multiplication site.
 // x < 2p in, below 2p out (unreduced products of canonical table entries).
-fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Fe {
+fn times_power(x: Nt, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Nt {
     var r = x;
-    var f: Fe;
+    var f: Nt;
     var reps = 2u;
     if (full) {
         f = twist(e);
@@ -172,7 +143,7 @@ fn times_power(x: Fe, hi_off: u32, lo_off: u32, e: u32, full: bool) -> Fe {
         if (i == 1u) {
             f = table(lo_off + (e & ((1u << params.h) - 1u)));
         }
-        r = fe_mul_lazy(r, f);
+        r = nt_mul_lazy(r, f);
     }
     return r;
 }
@@ -227,15 +198,15 @@ fn ntt_pass(
         // times a canonical root is below 2p unreduced. The last stage (half = 1, uniform)
         // has only j = 0; elsewhere j = 0 multiplies by the stored one, where the warp would
         // otherwise wait for its other lanes' multiplication.
-        var y: Fe;
+        var y: Nt;
         if (half == 1u) {
-            y = fe_sub_lazy(x0, x1);
+            y = nt_sub_lazy(x0, x1);
         } else {
             // w_(2^(k-st))^j = w_(2^roots_log)^(j 2^(roots_log - k + st))
-            y = fe_mul_lazy(fe_sub_wide(x0, x1), table(params.roots + (j << (params.roots_log - k + st))));
+            y = nt_mul_lazy(nt_sub_wide(x0, x1), table(params.roots + (j << (params.roots_log - k + st))));
         }
         // Each butterfly owns i0 and i1 within a stage: no barrier between read and write.
-        tile_set(i0, fe_add_lazy(x0, x1));
+        tile_set(i0, nt_add_lazy(x0, x1));
         tile_set(i1, y);
         workgroupBarrier();
     }
@@ -268,7 +239,7 @@ fn ntt_pass(
             // Between passes elements stay below 2p (2p < 2^256 fits the packed words); the
             // last pass leaves them canonical.
             if (params.s_log + k == params.n_log) {
-                x = fe_reduce(x);
+                x = nt_reduce(x);
             }
             store_packed(base + idx, x);
         }

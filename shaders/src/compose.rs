@@ -345,8 +345,57 @@ pub fn msm_scalars(f: FieldModule, arith: Arith) -> Composed {
 pub fn ntt(f: FieldModule, arith: Arith) -> Composed {
     let mut m = over_field(f, arith, "ntt", fragment("kernels/ntt.wgsl"));
     let kernel = m.parts.len() - 1;
-    m.parts.splice(kernel..kernel, lazy_parts(f, arith));
+    let mut parts = lazy_parts(f, arith);
+    parts.push(ntt_form(f, arith));
+    m.parts.splice(kernel..kernel, parts);
     m
+}
+
+/// The NTT's element form `Nt` (docs/ntt.md, "The element form"): in the portable arithmetic
+/// the field's 13-bit limbs and their tile of 16-bit halves (`shaders/kernels/ntt_tile.wgsl`);
+/// in a 64-bit one its native limbs (the generated `<prefix>_n_*`, docs/limbs.md), the tile
+/// one plane of 256 words per word of the form.
+fn ntt_form(f: FieldModule, arith: Arith) -> Part {
+    let layout = f
+        .known()
+        .and_then(|k| zkgpu_limbs::WideLayout::new(arith, &k.params()));
+    let Some(layout) = layout else {
+        return fragment("kernels/ntt_tile.wgsl");
+    };
+    let (pre, _) = f.prefix_and_type();
+    let words = zkgpu_limbs::native_words(&layout);
+    let mut s = format!(
+        "alias Nt = array<u32, {words}>;\nconst NT_WORDS: u32 = {words}u;\n\
+         fn nt_unpack(w: array<u32, 8>) -> Nt {{\n    return {pre}_n_unpack(w);\n}}\n\
+         fn nt_pack(x: Nt) -> array<u32, 8> {{\n    return {pre}_n_pack(x);\n}}\n"
+    );
+    for (op, arity) in LAZY_FUNCTIONS {
+        let (params, args) = if *arity == 1 {
+            ("a: Nt", "a")
+        } else {
+            ("a: Nt, b: Nt", "a, b")
+        };
+        s.push_str(&format!(
+            "fn nt_{op}({params}) -> Nt {{\n    return {pre}_n_{op}({args});\n}}\n"
+        ));
+    }
+    s.push_str(&format!(
+        "var<workgroup> tile: array<u32, {}>;\n",
+        256 * words
+    ));
+    let planes = |f: &dyn Fn(usize) -> String| (0..words).map(f).collect::<Vec<_>>();
+    s.push_str(&format!(
+        "fn tile_get(e: u32) -> Nt {{\n    return Nt({});\n}}\n",
+        planes(&|i| format!("tile[{}u + e]", 256 * i)).join(", ")
+    ));
+    s.push_str(&format!(
+        "fn tile_set(e: u32, x: Nt) {{\n{}}}\n",
+        planes(&|i| format!("    tile[{}u + e] = x[{i}];\n", 256 * i)).concat()
+    ));
+    Part {
+        origin: format!("<ntt native form for {}@{}>", f.id(), arith.name()),
+        text: s,
+    }
 }
 
 /// Elementwise kernels of the witness map (`shaders/kernels/ntt_elementwise.wgsl`) over `f`

@@ -113,7 +113,8 @@ pub fn mul_module(p: &FieldParams, arith: Arith) -> String {
 }
 
 /// The scalar field's `mul_lazy` in arithmetic `arith` (`<stem>_lazy_mul_<arith>.wgsl`,
-/// composed with the lazy module, only by the NTT).
+/// composed with the lazy module, only by the NTT), and in a 64-bit arithmetic its native
+/// form's functions (`<prefix>_n_*`, docs/limbs.md "The native form").
 pub fn lazy_mul_module(p: &FieldParams, arith: Arith) -> String {
     let title = format!(
         "{} `mul_lazy` in the {arith} arithmetic (docs/limbs.md, \"Lazy reduction\").",
@@ -131,8 +132,9 @@ pub fn lazy_mul_module(p: &FieldParams, arith: Arith) -> String {
         }
         Some(l) => {
             let mut out = header(&title, &wide_header(p, &l));
+            // `mul_lazy` over 13-bit limbs, then the native form's functions.
             for prog in wide_programs(&l, true) {
-                if prog.name == "mul_lazy" {
+                if prog.name == "mul_lazy" || prog.name.starts_with("n_") {
                     out.push_str(&prog.to_wgsl(&p.prefix));
                 }
             }

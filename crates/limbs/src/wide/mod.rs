@@ -10,17 +10,19 @@ mod bits;
 pub mod ir;
 mod layout;
 mod mont;
+mod native;
 
 pub use ir::{WideFault, WideProgram};
 pub use layout::{Arith, WideLayout};
+pub use native::native_words;
 
 use crate::params::FieldParams;
 use mont::{Finish, Form, mont_mul};
 
 /// The multiplications of field `p` in the wide arithmetic `l`: `mul` (13-bit limbs in, `a b <
-/// R p`, canonical out) and `mul_packed` (the same over packed words), and `mul_lazy` (13-bit
-/// limbs, result below `2p`) where `lazy`. They take the names of the portable functions they
-/// stand in for.
+/// R p`, canonical out) and `mul_packed` (the same over packed words), and where `lazy`
+/// `mul_lazy` (13-bit limbs, result below `2p`) and the native form's functions (`n_*`,
+/// docs/limbs.md, "The native form"). The first three take the names of the portable functions they stand in for.
 pub fn wide_programs(l: &WideLayout, lazy: bool) -> Vec<WideProgram> {
     let mut v = vec![
         mont_mul(l, "mul", Form::Limbs13, Finish::Canonical),
@@ -28,6 +30,7 @@ pub fn wide_programs(l: &WideLayout, lazy: bool) -> Vec<WideProgram> {
     ];
     if lazy {
         v.push(mont_mul(l, "mul_lazy", Form::Limbs13, Finish::Lazy));
+        v.extend(native::native_programs(l));
     }
     v
 }
@@ -77,7 +80,7 @@ impl WideEmulator {
         self.programs.iter().find(|p| p.name == name)
     }
 
-    /// Runs program `name` (`mul`, `mul_packed`, `mul_lazy`) on `args`.
+    /// Runs program `name` (`mul`, `mul_packed`, `mul_lazy`, `n_*`) on `args`.
     ///
     /// # Panics
     /// If no program has that name.

@@ -11,6 +11,7 @@
 use super::bits::{Piece, arg_pieces, digits, field64};
 use super::ir::{TWO_52, Ty, W, WideBuilder, WideProgram};
 use super::layout::{Arith, WideLayout};
+use super::native::{native_pieces, native_result, native_words};
 
 /// Where the operands come from and where the result goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +20,8 @@ pub(crate) enum Form {
     Packed,
     /// 13-bit limbs (the portable layout's `Fe`).
     Limbs13,
+    /// The arithmetic's own limbs (`super::native`).
+    Native,
 }
 
 /// Whether the result is reduced below `p`.
@@ -85,6 +88,7 @@ impl<'a> Gen<'a> {
         let pieces = match form {
             Form::Packed => arg_pieces(arg, self.l.words, 32, shift),
             Form::Limbs13 => arg_pieces(arg, self.l.n13, 13, shift),
+            Form::Native => native_pieces(arg, self.l, shift),
         };
         let w = self.l.limb_bits;
         let name = ["a", "b"][arg as usize];
@@ -264,10 +268,12 @@ fn to_f64(x: W) -> W {
 
 /// `a b R^-1` in the wide arithmetic of `l`, operands and result in `form`.
 pub(crate) fn mont_mul(l: &WideLayout, name: &str, form: Form, finish: Finish) -> WideProgram {
-    let (words, ty) = match form {
-        Form::Packed => (l.words, format!("array<u32, {}>", l.words)),
-        Form::Limbs13 => (l.n13, format!("array<u32, {}>", l.n13)),
+    let words = match form {
+        Form::Packed => l.words,
+        Form::Limbs13 => l.n13,
+        Form::Native => native_words(l),
     };
+    let ty = format!("array<u32, {words}>");
     let (range, out) = match finish {
         Finish::Canonical => ("a b < R p (e.g. inputs < 2p); canonical out", "canonical"),
         Finish::Lazy => ("a b < R p (e.g. a < 4p, b < 2p); result < 2p", "lazy"),
@@ -306,6 +312,9 @@ pub(crate) fn mont_mul(l: &WideLayout, name: &str, form: Form, finish: Finish) -
     if finish == Finish::Canonical {
         r = g.subtract_p(&r);
     }
+    if form == Form::Native {
+        return g.b.finish(native_result(&r, l), &ty);
+    }
     let pieces: Vec<Piece> = r
         .into_iter()
         .enumerate()
@@ -318,6 +327,7 @@ pub(crate) fn mont_mul(l: &WideLayout, name: &str, form: Form, finish: Finish) -
     let result = match form {
         Form::Packed => digits(&pieces, l.words, 32),
         Form::Limbs13 => digits(&pieces, l.n13, 13),
+        Form::Native => unreachable!("returned above"),
     };
     g.b.finish(result, &ty)
 }

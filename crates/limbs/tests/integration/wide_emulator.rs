@@ -8,7 +8,9 @@ use ark_ff::{Field, PrimeField, UniformRand};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use num_bigint::BigUint;
 use num_traits::One;
-use zkgpu_limbs::{Arith, KnownField, LimbEncode, decode, encode, pack_limbs};
+use zkgpu_limbs::{
+    Arith, KnownField, LimbEncode, WideLayout, decode, encode, native_words, pack_limbs,
+};
 
 fn packed(f: KnownField, limbs: &[u32]) -> Vec<u32> {
     let mut w = vec![0u32; f.params().packed_words()];
@@ -127,4 +129,88 @@ fn f64_needs_the_fused_fma() {
     let unfused = prog.eval_unfused(&[&ea, &ea]);
     assert_eq!(decode::<ark_bls12_381::Fq>(&fused).unwrap(), a * a);
     assert_ne!(unfused.ok(), Some(fused), "{}", p.name);
+}
+
+/// `x` in the native form of `l`: `w`-bit limbs, a low and a high word each where `w > 32`.
+fn to_native(l: &WideLayout, x: &BigUint) -> Vec<u32> {
+    let mask = (BigUint::one() << l.limb_bits) - 1u32;
+    let mut out = Vec::new();
+    for i in 0..l.limbs {
+        let d: BigUint = (x >> (l.limb_bits as usize * i)) & &mask;
+        let d = d.iter_u64_digits().next().unwrap_or(0);
+        out.push(d as u32);
+        if l.limb_bits > 32 {
+            out.push((d >> 32) as u32);
+        }
+    }
+    assert_eq!(out.len(), native_words(l));
+    out
+}
+
+/// The value of a native element, each limb checked to be below `2^w`.
+fn from_native(l: &WideLayout, words: &[u32]) -> BigUint {
+    let per = native_words(l) / l.limbs;
+    let mut x = BigUint::from(0u32);
+    for i in (0..l.limbs).rev() {
+        let mut d = u64::from(words[per * i]);
+        if per == 2 {
+            d |= u64::from(words[per * i + 1]) << 32;
+        }
+        assert!(d < 1 << l.limb_bits, "limb {i} = {d} not normalized");
+        x = (x << l.limb_bits) + d;
+    }
+    x
+}
+
+fn packed_words(f: KnownField, x: &BigUint) -> Vec<u32> {
+    let mut w = x.to_u32_digits();
+    w.resize(f.params().packed_words(), 0);
+    w
+}
+
+/// The native form's functions (docs/limbs.md, "The native form") at the ends of their input
+/// ranges and at random points: each equal to its definition, limbs normalized, results in
+/// the range the NTT relies on.
+#[test]
+fn native_form_programs_at_their_range_ends() {
+    for f in KnownField::ALL.into_iter().filter(|f| f.has_lazy_module()) {
+        let p = f.params();
+        let m = &p.modulus;
+        let r_inv = p.r().modinv(m).unwrap();
+        let (twice, four) = (m * 2u32, m * 4u32);
+        let xs = stress_values(&twice, 21);
+        let ys = stress_values(&four, 22);
+        for arith in Arith::WIDE {
+            let l = WideLayout::new(arith, &p).unwrap();
+            let e = f.wide_emulator(arith).unwrap();
+            let run = |name: &str, args: &[&[u32]]| {
+                let out = e
+                    .run(name, args)
+                    .unwrap_or_else(|x| panic!("{} {arith} {name}: {x}", p.name));
+                from_native(&l, &out)
+            };
+            let what = |name: &str| format!("{} {arith} {name}", p.name);
+            for (i, a) in xs.iter().enumerate() {
+                let b = &xs[(i * 7 + 2) % xs.len()];
+                let (na, nb) = (to_native(&l, a), to_native(&l, b));
+                let unpacked = e.run("n_unpack", &[&packed_words(f, a)]).unwrap();
+                assert_eq!(unpacked, na, "{}", what("n_unpack"));
+                let packed_a = e.run("n_pack", &[&na]).unwrap();
+                assert_eq!(packed_a, packed_words(f, a), "{}", what("n_pack"));
+
+                let s = run("n_add_lazy", &[&na, &nb]);
+                assert!(s < twice && s == (a + b) % &twice, "{}", what("n_add_lazy"));
+                let d = run("n_sub_lazy", &[&na, &nb]);
+                assert!(d < twice && (&d + b) % m == a % m, "{}", what("n_sub_lazy"));
+                let w = run("n_sub_wide", &[&na, &nb]);
+                assert_eq!(&w + b, a + &twice, "{}", what("n_sub_wide"));
+                assert_eq!(run("n_reduce", &[&na]), a % m, "{}", what("n_reduce"));
+
+                let a4 = &ys[i % ys.len()];
+                let prod = run("n_mul_lazy", &[&to_native(&l, a4), &nb]);
+                assert!(prod < twice, "{}", what("n_mul_lazy range"));
+                assert_eq!(prod % m, (a4 * b * &r_inv) % m, "{}", what("n_mul_lazy"));
+            }
+        }
+    }
 }
