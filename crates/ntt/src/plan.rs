@@ -11,10 +11,13 @@ use crate::{Direction, ELEMENT_BYTES, NttField, Result, kernel_form};
 /// halves) takes 10 KiB of WebGPU's 16 KiB of workgroup memory; 2^9 would not fit.
 pub(crate) const MAX_PASS_BITS: u32 = 8;
 
-/// The largest transform (log2) that gets a table of all its twists by default: 2^24 elements
-/// take 512 MiB. Larger ones, and those whose table exceeds a storage binding, compute each
-/// twist from two small tables.
-pub const DEFAULT_MAX_TWIST_LOG: u32 = 24;
+/// The largest transform (log2) that gets a table of all its twists by default: 2^20
+/// elements take 32 MiB, within the L2 cache of a datacenter GPU. Larger ones, and those
+/// whose table exceeds a storage binding, compute each twist from two small tables: a pass
+/// reads the full table at scattered places, and on the H200 a 2^24 transform run on its own
+/// (not back to back) took 38-60 ms with its 512 MiB table against 7.5-14.5 ms from two
+/// tables (docs/log/2026-12-01-ntt-native.md).
+pub const DEFAULT_MAX_TWIST_LOG: u32 = 20;
 
 /// What identifies a plan: everything of the domain it reads (its size, and for the
 /// direction its generator, coset offset and scale), and the engine's pass limits. ark-poly's
