@@ -44,6 +44,30 @@ mod contract_gen;
 mod tests {
     use super::*;
 
+    /// The NTT's element form follows the arithmetic: the portable module binds `Nt` to the
+    /// 13-bit limbs and their tile of halves, a 64-bit one to its native limbs (docs/ntt.md).
+    #[test]
+    fn ntt_modules_bind_their_arithmetics_element_form() {
+        for f in ntt_fields() {
+            let portable = ntt(f, Arith::Portable).source();
+            assert!(portable.contains("alias Nt = Fe;"), "{f:?}");
+            assert!(!portable.contains("_n_mul_lazy("), "{f:?}");
+            for a in Arith::WIDE {
+                let s = ntt(f, a).source();
+                let words = match a {
+                    Arith::F64 => 10,
+                    _ => 9,
+                };
+                assert!(
+                    s.contains(&format!("alias Nt = array<u32, {words}>;")),
+                    "{f:?} {a}"
+                );
+                assert!(s.contains("_n_mul_lazy(a, b);"), "{f:?} {a}");
+                assert!(!s.contains("alias Nt = Fe;"), "{f:?} {a}");
+            }
+        }
+    }
+
     #[test]
     fn field_modules_have_their_known_layouts() {
         // Known answers, independent of the registry they are derived from: BLS12-381 Fq is
