@@ -31,7 +31,8 @@ struct NttParams {
     // log2 of the stride s between this pass's sub-transforms.
     s_log: u32,
     // 0: no output factor; 1: twist w_N^(s n2 k1) from the two tables; 2: table power of the
-    // output index; 3: twist w_N^(s n2 k1) from `twists`.
+    // output index; 3: twist w_N^(s n2 k1) from `twists` (the first pass reads its own
+    // segment at the output index, later passes the strided segment at tw2_off).
     out_mode: u32,
     // 0: no input factor; 1: table power of the input index (coset shift).
     in_mode: u32,
@@ -54,6 +55,9 @@ struct NttParams {
     grid_x: u32,
     // log2 of the elements per page: element e lives in page e >> page_log.
     page_log: u32,
+    // out_mode 3 after the first pass: `twists[tw2_off + (e >> tw2_shift)]` is w^e.
+    tw2_off: u32,
+    tw2_shift: u32,
 }
 
 // The data of a batch is paged across up to three bindings of 2^page_log elements each, so
@@ -67,7 +71,11 @@ struct NttParams {
 @group(0) @binding(7) var<storage, read_write> dst2: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> tables: array<vec4<u32>>;
 @group(0) @binding(3) var<uniform> params: NttParams;
-// w^e for every e < N (out_mode 3; a placeholder otherwise), in the tables' form.
+// The twists of out_mode 3 (a placeholder otherwise), in the tables' form: first, for the
+// first pass, w^(n2 k1) at that pass's output index n2 N1 + k1, so that it reads the table in
+// order (read at the exponent, a table past the GPU's cache was read at scattered places:
+// docs/ntt.md); then w^(x 2^tw2_shift) for x < N >> tw2_shift, for the later passes, whose
+// exponents are multiples of 2^tw2_shift.
 @group(0) @binding(8) var<storage, read> twists: array<vec4<u32>>;
 
 const NTT_WG: u32 = 128u;
@@ -231,8 +239,10 @@ fn ntt_pass(
             let idx = o + ((n2 * n1 + k1) << params.s_log);
             if (params.out_mode != 0u) {
                 var e = (n2 * k1) << params.s_log;
-                if (params.out_mode == 2u) {
+                if (params.out_mode == 2u || (params.out_mode == 3u && params.s_log == 0u)) {
                     e = idx;
+                } else if (params.out_mode == 3u) {
+                    e = params.tw2_off + (e >> params.tw2_shift);
                 }
                 x = times_power(x, params.out_hi, params.out_lo, e, params.out_mode == 3u);
             }

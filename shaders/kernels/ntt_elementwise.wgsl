@@ -4,8 +4,9 @@
 // doublings.
 
 struct EwParams {
-    // 0: a = a * b; 1: a = a - b; 2: a = a * c; 3: a = (a * b - d) * c; 4: a[i] = b[i >> h] *
-    // d[i mod 2^h], factors in our Montgomery form (a twist table from its two halves, ntt.rs).
+    // 0: a = a * b; 1: a = a - b; 2: a = a * c; 3: a = (a * b - d) * c; 4: a[i] = b[e >> h] *
+    // d[e mod 2^h] for the exponent e of entry i (below), factors in our Montgomery form (a
+    // twist table from its two halves, crates/ntt/src/twists.rs).
     op: u32,
     len: u32,
     grid_x: u32,
@@ -17,6 +18,10 @@ struct EwParams {
     page_log: u32,
     // Op 4: log2 of the length of the table at d.
     h: u32,
+    // Op 4: entry i's exponent is (i >> tw_k) (i mod 2^tw_k) where tw_k > 0 (a first pass of
+    // 2^tw_k columns, in its output order), else i << tw_s (a strided segment).
+    tw_k: u32,
+    tw_s: u32,
     // The constant c in our Montgomery form, packed.
     c: array<vec4<u32>, 2>,
 }
@@ -77,8 +82,12 @@ fn ntt_elementwise(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let c = fe_unpack(array<u32, 8>(ew.c[0].x, ew.c[0].y, ew.c[0].z, ew.c[0].w, ew.c[1].x, ew.c[1].y, ew.c[1].z, ew.c[1].w));
     var x: Fe;
+    var e = i << ew.tw_s;
+    if (ew.tw_k != 0u) {
+        e = (i >> ew.tw_k) * (i & ((1u << ew.tw_k) - 1u));
+    }
     if (ew.op == 4u) {
-        x = ew_load(ew.b_off + (i >> ew.h));
+        x = ew_load(ew.b_off + (e >> ew.h));
     } else {
         x = ew_load(ew.a_off + i);
     }
@@ -94,7 +103,7 @@ fn ntt_elementwise(@builtin(global_invocation_id) gid: vec3<u32>) {
             rounds = 2u;
         }
         if (ew.op == 4u) {
-            f = ew_load(ew.d_off + (i & ((1u << ew.h) - 1u)));
+            f = ew_load(ew.d_off + (e & ((1u << ew.h) - 1u)));
         }
         for (var r = 0u; r < rounds; r++) {
             x = fe_mul(x, f);

@@ -11,13 +11,13 @@ use crate::{Direction, ELEMENT_BYTES, NttField, Result, kernel_form};
 /// halves) takes 10 KiB of WebGPU's 16 KiB of workgroup memory; 2^9 would not fit.
 pub(crate) const MAX_PASS_BITS: u32 = 8;
 
-/// The largest transform (log2) that gets a table of all its twists by default: 2^20
-/// elements take 32 MiB, within the L2 cache of a datacenter GPU. Larger ones, and those
-/// whose table exceeds a storage binding, compute each twist from two small tables: a pass
-/// reads the full table at scattered places, and on the H200 a 2^24 transform run on its own
-/// (not back to back) took 38-60 ms with its 512 MiB table against 7.5-14.5 ms from two
-/// tables (docs/log/2026-12-01-ntt-native.md).
-pub const DEFAULT_MAX_TWIST_LOG: u32 = 20;
+/// The largest transform (log2) that gets a table of all its twists by default: 2^22
+/// elements take 128 MiB (and the later passes' segment 0.5 MiB). Larger ones, and those
+/// whose table exceeds a storage binding, compute each twist from two small tables: on the
+/// H200 a 2^24 transform run on its own (not back to back) took 38-60 ms with its 512 MiB
+/// table, read in order or at scattered places alike, against 7.5-14.5 ms from two tables;
+/// at 2^22 the table is 9% faster either way (docs/log/2026-12-01-ntt-native.md).
+pub const DEFAULT_MAX_TWIST_LOG: u32 = 22;
 
 /// What identifies a plan: everything of the domain it reads (its size, and for the
 /// direction its generator, coset offset and scale), and the engine's pass limits. ark-poly's
@@ -76,16 +76,35 @@ pub(crate) struct Plan {
     pub(crate) twists: Option<wgpu::Buffer>,
 }
 
-/// Where a plan's table of all `2^log_n` twists comes from: entry `e` is the product of
+/// Where a plan's table of all twists comes from: the power `w^e` is the product of
 /// `tables[hi + (e >> h)]` and `tables[lo + (e mod 2^h)]` (both in the kernels' form), one
 /// multiplication an entry on the GPU instead of `2^log_n` on the host and their upload
 /// (at 2^24, 0.6 s of host time and 512 MiB over PCIe per direction on the H100's host).
+/// The table has two segments (shaders/kernels/ntt.wgsl, `twists`): the first pass's
+/// `2^log_n` twists in its output order (entry `n2 2^first_k + k1` holds `w^(n2 k1)`), then,
+/// where a later pass twists, `w^(x 2^first_k)` for `x < 2^(log_n - first_k)` from the
+/// `strided` tables (unscaled where the first pass's carry 1/N).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TwistSource {
     pub(crate) log_n: u32,
     pub(crate) h: u32,
     pub(crate) hi: u32,
     pub(crate) lo: u32,
+    pub(crate) first_k: u32,
+    pub(crate) strided: Option<(u32, u32)>,
+}
+
+impl TwistSource {
+    /// Entries of the table: the first pass's segment, then the strided one.
+    pub(crate) fn entries(&self) -> u64 {
+        twist_entries(self.log_n, self.first_k, self.strided.is_some())
+    }
+}
+
+/// Entries of a table of all twists for `2^l` elements whose first pass has `first_k` bits,
+/// with the later passes' strided segment where `strided`.
+fn twist_entries(l: u32, first_k: u32, strided: bool) -> u64 {
+    (1u64 << l) + if strided { 1u64 << (l - first_k) } else { 0 }
 }
 
 /// Splits `l` bits into `ceil(l / max)` passes as evenly as possible, larger passes first.
@@ -134,7 +153,6 @@ struct Offsets {
 /// tables, the full table, or index powers) and which index power each input takes.
 fn pass_params(l: u32, bits: &[u32], dir: Direction, o: &Offsets) -> Vec<PassParams> {
     let p = bits.len();
-    let full_for = |i: usize| o.full && (o.scaled_twist.is_none() || i == 0);
     let mut passes = Vec::with_capacity(p);
     let mut s_log = 0u32;
     for (i, &k) in bits.iter().enumerate() {
@@ -156,9 +174,16 @@ fn pass_params(l: u32, bits: &[u32], dir: Direction, o: &Offsets) -> Vec<PassPar
             batch: 0,
             grid_x: 0,
             page_log: 31,
+            tw2_off: 0,
+            tw2_shift: 0,
         };
         if !last {
-            params.out_mode = if full_for(i) { 3 } else { 1 };
+            params.out_mode = if o.full { 3 } else { 1 };
+            if o.full && i > 0 {
+                // The strided segment after the first pass's 2^l entries.
+                params.tw2_off = 1 << l;
+                params.tw2_shift = bits[0];
+            }
             if i == 0
                 && let Some(hi) = o.scaled_twist
             {
@@ -213,7 +238,7 @@ pub(crate) fn plan_bytes(
     let scaled = dir == Direction::Inverse && !coset && p >= 2;
     let index = coset || (dir == Direction::Inverse && p == 1);
     let entries = (1u64 << (kmax - 1)) + two * (1 + u64::from(scaled) + u64::from(index));
-    let full = n * ELEMENT_BYTES;
+    let full = twist_entries(l, bits.first().copied().unwrap_or(0), p >= 3) * ELEMENT_BYTES;
     PlanBytes {
         tables: entries * ELEMENT_BYTES,
         twists: if p >= 2 && l <= max_twist_log && full <= max_binding {
@@ -265,14 +290,16 @@ impl HostPlan {
         let index_tables = (!plain || (dir == Direction::Inverse && p == 1))
             .then(|| two_tables(&mut t, coset, h, count_hi, scale));
         // The table of all twists (where plan_bytes plans one): where a plain inverse scales
-        // its first pass's twists by 1/N, the table holds the scaled ones and later passes
-        // use the two tables.
+        // its first pass's twists by 1/N, its first segment holds the scaled ones, and the
+        // later passes' segment the unscaled.
         let planned = plan_bytes(l, dir, !plain, max_bits, max_twist_log, max_binding);
         let twists = (planned.twists > 0).then(|| TwistSource {
             log_n: l,
             h,
             hi: scaled_twist.unwrap_or(tw_hi),
             lo: tw_lo,
+            first_k: bits[0],
+            strided: (p >= 3).then_some((tw_hi, tw_lo)),
         });
         let offsets = Offsets {
             kmax,
@@ -357,7 +384,8 @@ mod tests {
                         let want = plan_bytes(l, dir, is_coset, bits, twist_log, binding);
                         let twists = host.twists.map_or(0, |t| {
                             assert_eq!(t.log_n, l);
-                            (1u64 << l) * ELEMENT_BYTES
+                            assert_eq!(t.strided.is_some(), host.passes.len() >= 3);
+                            t.entries() * ELEMENT_BYTES
                         });
                         assert_eq!(
                             (host.tables.len() as u64 * 4, twists),
