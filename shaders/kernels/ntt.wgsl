@@ -72,10 +72,9 @@ struct NttParams {
 @group(0) @binding(2) var<storage, read> tables: array<vec4<u32>>;
 @group(0) @binding(3) var<uniform> params: NttParams;
 // The twists of out_mode 3 (a placeholder otherwise), in the tables' form: first, for the
-// first pass, w^(n2 k1) at that pass's output index n2 N1 + k1, so that it reads the table in
-// order (read at the exponent, a table past the GPU's cache was read at scattered places:
-// docs/ntt.md); then w^(x 2^tw2_shift) for x < N >> tw2_shift, for the later passes, whose
-// exponents are multiples of 2^tw2_shift.
+// first pass, w^(n2 k1) at that pass's output index n2 N1 + k1, so that its reads are in
+// order beside its stores; then w^(x 2^tw2_shift) for x < N >> tw2_shift, for the later
+// passes, whose exponents are multiples of 2^tw2_shift (docs/ntt.md, "Twiddles").
 @group(0) @binding(8) var<storage, read> twists: array<vec4<u32>>;
 
 const NTT_WG: u32 = 128u;

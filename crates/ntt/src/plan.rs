@@ -13,10 +13,9 @@ pub(crate) const MAX_PASS_BITS: u32 = 8;
 
 /// The largest transform (log2) that gets a table of all its twists by default: 2^22
 /// elements take 128 MiB (and the later passes' segment 0.5 MiB). Larger ones, and those
-/// whose table exceeds a storage binding, compute each twist from two small tables: on the
-/// H200 a 2^24 transform run on its own (not back to back) took 38-60 ms with its 512 MiB
-/// table, read in order or at scattered places alike, against 7.5-14.5 ms from two tables;
-/// at 2^22 the table is 9% faster either way (docs/log/2026-12-01-ntt-native.md).
+/// whose table exceeds a storage binding, compute each twist from two small tables (one more
+/// multiplication a twist): on the H200, with a 512 MiB table, a 2^24 transform run on its
+/// own was several times slower than from two tables (docs/log/2026-12-01-ntt-native.md).
 pub const DEFAULT_MAX_TWIST_LOG: u32 = 22;
 
 /// What identifies a plan: everything of the domain it reads (its size, and for the
