@@ -20,7 +20,7 @@ use crate::field::FieldModule;
 use crate::group::Group;
 use crate::pairing::Pairing;
 use zkgpu_limbs::Arith;
-use zkgpu_limbs::wgsl::{lazy_mul_stem, mul_stem};
+use zkgpu_limbs::wgsl::{lazy_mul_stem, mul_stem, native_stem};
 
 /// One piece of WGSL: a file of `shaders/`, or text made here.
 #[derive(Clone, Debug)]
@@ -287,9 +287,9 @@ pub fn msm_buckets() -> Composed {
     }
 }
 
-/// The lazy module of scalar field `f`, its `mul_lazy` in `arith`, and `fe_<op>` for its
+/// The lazy module of scalar field `f`, its portable `mul_lazy`, and `fe_<op>` for its
 /// [`LAZY_FUNCTIONS`].
-fn lazy_parts(f: FieldModule, arith: Arith) -> Vec<Part> {
+fn lazy_parts(f: FieldModule) -> Vec<Part> {
     let (pre, _) = f.prefix_and_type();
     let mut s = String::new();
     for (op, arity) in LAZY_FUNCTIONS {
@@ -304,7 +304,7 @@ fn lazy_parts(f: FieldModule, arith: Arith) -> Vec<Part> {
     }
     vec![
         fragment(&format!("generated/{}_lazy.wgsl", f.id())),
-        fragment(&format!("generated/{}.wgsl", lazy_mul_stem(f.id(), arith))),
+        fragment(&format!("generated/{}.wgsl", lazy_mul_stem(f.id()))),
         Part {
             origin: format!("<lazy fe shim for {}>", f.id()),
             text: s,
@@ -342,28 +342,42 @@ pub fn msm_scalars(f: FieldModule, arith: Arith) -> Composed {
 
 /// Radix-2^k NTT passes (`shaders/kernels/ntt.wgsl`) over the scalar field `f` (`Fr` only: the
 /// kernel moves 8-word packed elements) in `arith`.
+///
+/// The kernel is written against the element form `Nt` (docs/ntt.md, "The element form"): in
+/// the portable arithmetic the field's 13-bit limbs and their tile of 16-bit halves (the
+/// field, its shim, the lazy module, then `shaders/kernels/ntt_tile.wgsl`); in a 64-bit one
+/// its native limbs, whose generated file (`<field>_native_<arith>.wgsl`) is all the module
+/// needs besides the kernel: no field module, so naga and the driver read a third of the text.
 pub fn ntt(f: FieldModule, arith: Arith) -> Composed {
-    let mut m = over_field(f, arith, "ntt", fragment("kernels/ntt.wgsl"));
-    let kernel = m.parts.len() - 1;
-    let mut parts = lazy_parts(f, arith);
-    parts.push(ntt_form(f, arith));
-    m.parts.splice(kernel..kernel, parts);
-    m
-}
-
-/// The NTT's element form `Nt` (docs/ntt.md, "The element form"): in the portable arithmetic
-/// the field's 13-bit limbs and their tile of 16-bit halves (`shaders/kernels/ntt_tile.wgsl`);
-/// in a 64-bit one its native limbs (the generated `<prefix>_n_*`, docs/limbs.md), the tile
-/// one plane of 256 words per word of the form.
-fn ntt_form(f: FieldModule, arith: Arith) -> Part {
+    let kernel = fragment("kernels/ntt.wgsl");
     let layout = f
         .known()
         .and_then(|k| zkgpu_limbs::WideLayout::new(arith, &k.params()));
     let Some(layout) = layout else {
-        return fragment("kernels/ntt_tile.wgsl");
+        let mut m = over_field(f, arith, "ntt", kernel);
+        let at = m.parts.len() - 1;
+        let mut parts = lazy_parts(f);
+        parts.push(fragment("kernels/ntt_tile.wgsl"));
+        m.parts.splice(at..at, parts);
+        return m;
     };
+    Composed {
+        name: module_name("ntt", f.id(), arith),
+        parts: vec![
+            fragment(&format!("generated/{}.wgsl", native_stem(f.id(), arith))),
+            native_form(f, &layout),
+            kernel,
+        ],
+        arith,
+    }
+}
+
+/// A 64-bit arithmetic's element form for the NTT: `Nt` as its native limbs, `nt_*` bound to
+/// the generated `<prefix>_n_*`, the tile one plane of 256 words per word of the form.
+fn native_form(f: FieldModule, layout: &zkgpu_limbs::WideLayout) -> Part {
+    let arith = layout.arith;
     let (pre, _) = f.prefix_and_type();
-    let words = zkgpu_limbs::native_words(&layout);
+    let words = zkgpu_limbs::native_words(layout);
     let mut s = format!(
         "alias Nt = array<u32, {words}>;\nconst NT_WORDS: u32 = {words}u;\n\
          fn nt_unpack(w: array<u32, 8>) -> Nt {{\n    return {pre}_n_unpack(w);\n}}\n\

@@ -112,35 +112,37 @@ pub fn mul_module(p: &FieldParams, arith: Arith) -> String {
     out
 }
 
-/// The scalar field's `mul_lazy` in arithmetic `arith` (`<stem>_lazy_mul_<arith>.wgsl`,
-/// composed with the lazy module, only by the NTT), and in a 64-bit arithmetic its native
-/// form's functions (`<prefix>_n_*`, docs/limbs.md "The native form").
-pub fn lazy_mul_module(p: &FieldParams, arith: Arith) -> String {
+/// The scalar field's portable `mul_lazy` (`<stem>_lazy_mul_portable.wgsl`, composed with the
+/// lazy module into the portable NTT only).
+pub fn lazy_mul_module(p: &FieldParams) -> String {
     let title = format!(
-        "{} `mul_lazy` in the {arith} arithmetic (docs/limbs.md, \"Lazy reduction\").",
+        "{} `mul_lazy` in the portable arithmetic (docs/limbs.md, \"Lazy reduction\").",
         p.name
     );
-    match WideLayout::new(arith, p) {
-        None => {
-            let mut out = header(&title, &["result below 2p, limbs < 2^13".to_owned()]);
-            for prog in lazy_programs(p) {
-                if prog.name == "mul_lazy" {
-                    out.push_str(&prog.to_wgsl(&p.prefix, &p.type_name));
-                }
-            }
-            out
-        }
-        Some(l) => {
-            let mut out = header(&title, &wide_header(p, &l));
-            // `mul_lazy` over 13-bit limbs, then the native form's functions.
-            for prog in wide_programs(&l, true) {
-                if prog.name == "mul_lazy" || prog.name.starts_with("n_") {
-                    out.push_str(&prog.to_wgsl(&p.prefix));
-                }
-            }
-            out
+    let mut out = header(&title, &["result below 2p, limbs < 2^13".to_owned()]);
+    for prog in lazy_programs(p) {
+        if prog.name == "mul_lazy" {
+            out.push_str(&prog.to_wgsl(&p.prefix, &p.type_name));
         }
     }
+    out
+}
+
+/// The scalar field's native form in the 64-bit arithmetic of `l` (`<stem>_native_<arith>.wgsl`:
+/// `<prefix>_n_*`, docs/limbs.md "The native form"): all a 64-bit arithmetic's NTT module
+/// composes besides its kernel, self-contained (no other generated function is called).
+pub fn native_module(p: &FieldParams, l: &WideLayout) -> String {
+    let title = format!(
+        "{} in the native form of the {} arithmetic (docs/limbs.md, \"The native form\").",
+        p.name, l.arith
+    );
+    let mut out = header(&title, &wide_header(p, l));
+    for prog in wide_programs(l, true) {
+        if prog.name.starts_with("n_") {
+            out.push_str(&prog.to_wgsl(&p.prefix));
+        }
+    }
+    out
 }
 
 /// The redundant-range functions of one prime field (composed after its module).
@@ -283,11 +285,13 @@ pub fn generated_modules() -> Vec<(String, String)> {
                 mul_stem(f.file_stem(), arith),
                 mul_module(&f.params(), arith),
             ));
-            if f.has_lazy_module() {
-                out.push((
-                    lazy_mul_stem(f.file_stem(), arith),
-                    lazy_mul_module(&f.params(), arith),
-                ));
+            if !f.has_lazy_module() {
+                continue;
+            }
+            let p = f.params();
+            match WideLayout::new(arith, &p) {
+                None => out.push((lazy_mul_stem(f.file_stem()), lazy_mul_module(&p))),
+                Some(l) => out.push((native_stem(f.file_stem(), arith), native_module(&p, &l))),
             }
         }
     }
@@ -300,8 +304,14 @@ pub fn mul_stem(field: &str, arith: Arith) -> String {
     format!("{field}_mul_{}", arith.name())
 }
 
-/// The file stem of `mul_lazy` in `arith` of the scalar field whose module is `field`:
-/// `bls12_381_fr_lazy_mul_f64`.
-pub fn lazy_mul_stem(field: &str, arith: Arith) -> String {
-    format!("{field}_lazy_mul_{}", arith.name())
+/// The file stem of the portable `mul_lazy` of the scalar field whose module is `field`:
+/// `bls12_381_fr_lazy_mul_portable`.
+pub fn lazy_mul_stem(field: &str) -> String {
+    format!("{field}_lazy_mul_{}", Arith::Portable.name())
+}
+
+/// The file stem of the native form in the 64-bit arithmetic `arith` of the scalar field whose
+/// module is `field`: `bls12_381_fr_native_f64`.
+pub fn native_stem(field: &str, arith: Arith) -> String {
+    format!("{field}_native_{}", arith.name())
 }

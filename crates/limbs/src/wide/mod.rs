@@ -20,16 +20,15 @@ use crate::params::FieldParams;
 use mont::{Finish, Form, mont_mul};
 
 /// The multiplications of field `p` in the wide arithmetic `l`: `mul` (13-bit limbs in, `a b <
-/// R p`, canonical out) and `mul_packed` (the same over packed words), and where `lazy`
-/// `mul_lazy` (13-bit limbs, result below `2p`) and the native form's functions (`n_*`,
-/// docs/limbs.md, "The native form"). The first three take the names of the portable functions they stand in for.
+/// R p`, canonical out) and `mul_packed` (the same over packed words), which take the names
+/// of the portable functions they stand in for, and where `lazy` (the NTT's scalar fields)
+/// the native form's functions (`n_*`, docs/limbs.md, "The native form").
 pub fn wide_programs(l: &WideLayout, lazy: bool) -> Vec<WideProgram> {
     let mut v = vec![
         mont_mul(l, "mul", Form::Limbs13, Finish::Canonical),
         mont_mul(l, "mul_packed", Form::Packed, Finish::Canonical),
     ];
     if lazy {
-        v.push(mont_mul(l, "mul_lazy", Form::Limbs13, Finish::Lazy));
         v.extend(native::native_programs(l));
     }
     v
@@ -80,7 +79,7 @@ impl WideEmulator {
         self.programs.iter().find(|p| p.name == name)
     }
 
-    /// Runs program `name` (`mul`, `mul_packed`, `mul_lazy`, `n_*`) on `args`.
+    /// Runs program `name` (`mul`, `mul_packed`, `n_*`) on `args`.
     ///
     /// # Panics
     /// If no program has that name.
