@@ -36,6 +36,7 @@ fn nt_mul_lazy(a: Nt, b: Nt) -> Nt {
 // is one mask or shift away (the 8-word packed form cost a 32-bit repacking per access, which
 // made the butterflies twice as slow on the H100; docs/log/2026-11.md).
 const_assert FE_WORDS == 20u;
+const_assert NTT_TILE == 256u;
 var<workgroup> tile: array<u32, 2560>;
 
 fn tile_get(e: u32) -> Fe {

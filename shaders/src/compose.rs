@@ -372,6 +372,10 @@ pub fn ntt(f: FieldModule, arith: Arith) -> Composed {
     }
 }
 
+/// Elements of the NTT's workgroup tile (`NTT_TILE` in shaders/kernels/ntt.wgsl, which the
+/// native form's `const_assert` checks).
+const NTT_TILE: usize = 256;
+
 /// A 64-bit arithmetic's element form for the NTT: `Nt` as its native limbs, `nt_*` bound to
 /// the generated `<prefix>_n_*`, the tile one plane of 256 words per word of the form.
 fn native_form(f: FieldModule, layout: &zkgpu_limbs::WideLayout) -> Part {
@@ -379,7 +383,7 @@ fn native_form(f: FieldModule, layout: &zkgpu_limbs::WideLayout) -> Part {
     let (pre, _) = f.prefix_and_type();
     let words = zkgpu_limbs::native_words(layout);
     let mut s = format!(
-        "alias Nt = array<u32, {words}>;\nconst NT_WORDS: u32 = {words}u;\n\
+        "alias Nt = array<u32, {words}>;\n\
          fn nt_unpack(w: array<u32, 8>) -> Nt {{\n    return {pre}_n_unpack(w);\n}}\n\
          fn nt_pack(x: Nt) -> array<u32, 8> {{\n    return {pre}_n_pack(x);\n}}\n"
     );
@@ -393,18 +397,19 @@ fn native_form(f: FieldModule, layout: &zkgpu_limbs::WideLayout) -> Part {
             "fn nt_{op}({params}) -> Nt {{\n    return {pre}_n_{op}({args});\n}}\n"
         ));
     }
+    // The kernel's tile of NTT_TILE elements: checked against it, so that the two cannot part.
     s.push_str(&format!(
-        "var<workgroup> tile: array<u32, {}>;\n",
-        256 * words
+        "const_assert NTT_TILE == {NTT_TILE}u;\nvar<workgroup> tile: array<u32, {}>;\n",
+        NTT_TILE * words
     ));
     let planes = |f: &dyn Fn(usize) -> String| (0..words).map(f).collect::<Vec<_>>();
     s.push_str(&format!(
         "fn tile_get(e: u32) -> Nt {{\n    return Nt({});\n}}\n",
-        planes(&|i| format!("tile[{}u + e]", 256 * i)).join(", ")
+        planes(&|i| format!("tile[{}u + e]", NTT_TILE * i)).join(", ")
     ));
     s.push_str(&format!(
         "fn tile_set(e: u32, x: Nt) {{\n{}}}\n",
-        planes(&|i| format!("    tile[{}u + e] = x[{i}];\n", 256 * i)).concat()
+        planes(&|i| format!("    tile[{}u + e] = x[{i}];\n", NTT_TILE * i)).concat()
     ));
     Part {
         origin: format!("<ntt native form for {}@{}>", f.id(), arith.name()),

@@ -312,22 +312,20 @@ pub(crate) fn mont_mul(l: &WideLayout, name: &str, form: Form, finish: Finish) -
     if finish == Finish::Canonical {
         r = g.subtract_p(&r);
     }
-    if form == Form::Native {
-        return g.b.finish(native_result(&r, l), &ty);
-    }
-    let pieces: Vec<Piece> = r
-        .into_iter()
-        .enumerate()
-        .map(|(t, e)| Piece {
-            e,
-            at: i64::from(l.limb_bits) * t as i64,
-            width: l.limb_bits,
-        })
-        .collect();
+    let limbs_as_pieces = |r: Vec<W>| -> Vec<Piece> {
+        r.into_iter()
+            .enumerate()
+            .map(|(t, e)| Piece {
+                e,
+                at: i64::from(l.limb_bits) * t as i64,
+                width: l.limb_bits,
+            })
+            .collect()
+    };
     let result = match form {
-        Form::Packed => digits(&pieces, l.words, 32),
-        Form::Limbs13 => digits(&pieces, l.n13, 13),
-        Form::Native => unreachable!("returned above"),
+        Form::Packed => digits(&limbs_as_pieces(r), l.words, 32),
+        Form::Limbs13 => digits(&limbs_as_pieces(r), l.n13, 13),
+        Form::Native => native_result(&r, l),
     };
     g.b.finish(result, &ty)
 }
