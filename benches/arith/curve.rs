@@ -38,6 +38,11 @@ pub struct CurveArgs {
     /// Invocations per workgroup (repeatable: one table block each).
     #[arg(long, default_value = "64")]
     workgroup_size: Vec<u32>,
+    /// Keep the GPU busy this long before each timed series (`GpuContext::warm_clock`): the
+    /// arkworks chains between them leave it idle, and an idle GPU drops its clock
+    /// [default: 1000 on a GPU, 0 on a software adapter].
+    #[arg(long)]
+    clock_warmup_ms: Option<u64>,
 }
 
 struct Row {
@@ -154,14 +159,35 @@ fn dbl_of(job: VmJob<'_>) -> VmJob<'_> {
     }
 }
 
-fn bench_curve<C: GpuCurve>(
-    ctx: &GpuContext,
+/// What every group's benchmark runs with.
+struct Setup<'a> {
+    ctx: &'a GpuContext,
     workgroup_size: u32,
     n: u32,
     steps: u32,
     runs: usize,
-    checks: &[Checks],
-) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    checks: &'a [Checks],
+    warmup: std::time::Duration,
+}
+
+impl Setup<'_> {
+    /// Raises the GPU's clock before a timed series.
+    fn warm(&self) -> Result<(), Box<dyn std::error::Error>> {
+        Ok(pollster::block_on(self.ctx.warm_clock(self.warmup))?)
+    }
+}
+
+fn bench_curve<C: GpuCurve>(s: &Setup<'_>) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let Setup {
+        ctx,
+        workgroup_size,
+        n,
+        steps,
+        runs,
+        checks,
+        ..
+    } = *s;
+    s.warm()?;
     let field_rate = field_rate(ctx, C::GROUP.field(), runs)?;
     let mut rng = StdRng::seed_from_u64(7);
     let vm = CurveVm::<C>::with_workgroup_size(ctx, workgroup_size)?;
@@ -207,7 +233,9 @@ fn bench_curve<C: GpuCurve>(
     let dbl_muls = muls_of::<C>("dbl", &mut rng);
     let mut rows = Vec::new();
     for &c in checks {
+        s.warm()?;
         let madd = pollster::block_on(vm.bench(&madd_job(&init), runs, c))?;
+        s.warm()?;
         let dbl = pollster::block_on(vm.bench(&dbl_of(madd_job(&init)), runs, c))?;
         for (op, r, muls, cpu) in [
             ("madd", madd, madd_muls, cpu_madd),
@@ -259,12 +287,22 @@ pub fn run(args: &CurveArgs) -> Result<(), Box<dyn std::error::Error>> {
         ctx.info().backend,
         rayon::current_num_threads()
     );
+    let warmup_ms = args
+        .clock_warmup_ms
+        .unwrap_or(if software { 0 } else { 1000 });
     let mut rows = Vec::new();
     for &wg in &args.workgroup_size {
         for &c in &curves {
-            let r = zkgpu_curves::with_group!(c, C => {
-                bench_curve::<C>(&ctx, wg, n, steps, args.runs, &checks)
-            })?;
+            let setup = Setup {
+                ctx: &ctx,
+                workgroup_size: wg,
+                n,
+                steps,
+                runs: args.runs,
+                checks: &checks,
+                warmup: std::time::Duration::from_millis(warmup_ms),
+            };
+            let r = zkgpu_curves::with_group!(c, C => bench_curve::<C>(&setup))?;
             rows.extend(r);
         }
     }
