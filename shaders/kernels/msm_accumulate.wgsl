@@ -166,6 +166,21 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
+// What one turn of msm_combine_chunks' loop does: nothing more (JOB_DONE), nothing this turn
+// (JOB_SKIP), or (JOB_ADD) the sum of `m` partials of `slot`'s chunks, `stride` apart from
+// the q-th, stored in place of the q-th (mode 1) or as the bucket's sum.
+const JOB_DONE: u32 = 0u;
+const JOB_SKIP: u32 = 1u;
+const JOB_ADD: u32 = 2u;
+
+struct CombineJob {
+    state: u32,
+    slot: u32,
+    q: u32,
+    m: u32,
+    stride: u32,
+}
+
 // Sums of chunk partials. Mode 0, one invocation per bucket: the sum of its partials into
 // bucket_sums (a copy for one, the identity for none). Mode 2 is mode 0 for the buckets of
 // combine_list only (none or several chunks; the reduction reads a one-chunk bucket's sum
@@ -179,7 +194,9 @@ fn msm_bucket_accumulate(@builtin(global_invocation_id) gid: vec3<u32>) {
 // (msm_combine_args), so mode 2 takes its stride from that maximum (combine_list[1]), at
 // most ap.stride; a bucket of at most `group` chunks ran no level, and mode 2 adds its
 // partials one apart.
-// Loops count to those counts, or to a uniform.
+// Loops count to those counts, or to a uniform. Every mode's sums go through the one
+// add_partials call below, in a loop over this invocation's jobs (one in modes 0 and 2): a
+// driver compiles the VM's interpreter once for every place that reaches it.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn msm_combine_chunks(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -187,21 +204,51 @@ fn msm_combine_chunks(
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
     vm_consts = ap.consts;
-    if (ap.level_mode == 1u) {
-        tree_level(gid.x, wid.y, nwg);
-        return;
+    let tree = ap.level_mode == 1u;
+    let acc = ap.acc_regs;
+    var n = 0u;
+    loop {
+        var job = CombineJob();
+        if (tree) {
+            job = tree_job(n, gid.x, wid.y, nwg);
+        } else if (n == 0u) {
+            job = sum_job(gid.x + gid.y * ap.row_stride);
+        }
+        if (job.state == JOB_DONE) {
+            break;
+        }
+        if (job.state == JOB_ADD) {
+            add_partials(job.slot, job.q, job.m, job.stride);
+            if (tree) {
+                let at = chunk_offsets[job.slot] + job.q * job.stride;
+                for (var r = 0u; r < acc; r++) {
+                    store_partial((at * acc + r) * FE_PACKED, regs[r]);
+                }
+            } else {
+                for (var r = 0u; r < acc; r++) {
+                    store_sum((job.slot * acc + r) * FE_PACKED, regs[r]);
+                }
+            }
+        }
+        continuing {
+            n = n + 1u;
+        }
     }
-    let j = gid.x + gid.y * ap.row_stride;
+}
+
+// Modes 0 and 2: the job of invocation j, the sum of its bucket's partials (a bucket of one
+// partial is copied here, and skipped).
+fn sum_job(j: u32) -> CombineJob {
     var stride = ap.stride;
     var slot = j;
     if (ap.level_mode == 0u) {
         if (j >= ap.windows * ap.buckets) {
-            return;
+            return CombineJob();
         }
     } else {
         let large = combine_list[2];
         if (j >= combine_list[0] + large) {
-            return;
+            return CombineJob();
         }
         if (j < large) {
             slot = combine_list[COMBINE_LIST_HEADER + j];
@@ -217,58 +264,53 @@ fn msm_combine_chunks(
         }
     }
     let m = (chunk_counts[slot] + stride - 1u) / stride;
-    let acc = ap.acc_regs;
     if (m == 1u) {
         let first = chunk_offsets[slot];
+        let acc = ap.acc_regs;
         for (var r = 0u; r < acc; r++) {
             store_sum((slot * acc + r) * FE_PACKED, load_partial((first * acc + r) * FE_PACKED));
         }
-        return;
+        return CombineJob(JOB_SKIP, 0u, 0u, 0u, 0u);
     }
-    add_partials(slot, 0u, m, stride);
-    for (var r = 0u; r < acc; r++) {
-        store_sum((slot * acc + r) * FE_PACKED, regs[r]);
-    }
+    return CombineJob(JOB_ADD, slot, 0u, m, stride);
 }
 
-// One level of the chunk tree (msm_combine_chunks' mode 1) for the invocation at x of row y
-// of a grid of `nwg` workgroups: the (bucket, group) pairs numbered as one index where they
-// fit (level_is_linear, as msm_combine_args sized the grid), else buckets over rows and
-// groups over x.
-fn tree_level(x: u32, y: u32, nwg: vec3<u32>) {
+// Mode 1: the n-th (bucket, group) pair of the invocation at x of row y of a grid of `nwg`
+// workgroups, one level of the chunk tree: the pairs numbered as one index where they fit
+// (level_is_linear, as msm_combine_args sized the grid), else buckets over rows and groups
+// over x. Group k of the i-th listed bucket of more than `group` chunks sums its `group`
+// partials stride apart from k x group on (nothing where one or none is left).
+fn tree_job(n: u32, x: u32, y: u32, nwg: vec3<u32>) -> CombineJob {
     let large = combine_list[2];
     let per = ((combine_list[1] + ap.stride - 1u) / ap.stride + ap.group - 1u) / ap.group;
     let row = nwg.x * WORKGROUP_SIZE;
+    var i: u32;
+    var k: u32;
     if (level_is_linear(large, per)) {
-        for (var w = x + y * row; w < large * per; w += row * nwg.y) {
-            tree_group(w / per, w % per);
+        let w = x + y * row + n * (row * nwg.y);
+        if (w >= large * per) {
+            return CombineJob();
         }
-        return;
-    }
-    for (var i = y; i < large; i += nwg.y) {
-        for (var k = x; k < per; k += row) {
-            tree_group(i, k);
+        i = w / per;
+        k = w % per;
+    } else {
+        if (x >= per) {
+            return CombineJob();
         }
+        let groups = (per - x + row - 1u) / row;
+        i = y + (n / groups) * nwg.y;
+        if (i >= large) {
+            return CombineJob();
+        }
+        k = x + (n % groups) * row;
     }
-}
-
-// Group k of the i-th listed bucket of more than `group` chunks, at this level: its `group`
-// partials stride apart from k x group on, summed in place of the first (nothing where one
-// or none is left).
-fn tree_group(i: u32, k: u32) {
-    let stride = ap.stride;
     let slot = combine_list[COMBINE_LIST_HEADER + i];
-    let left = (chunk_counts[slot] + stride - 1u) / stride;
+    let left = (chunk_counts[slot] + ap.stride - 1u) / ap.stride;
     let q = k * ap.group;
     if (q + 1u >= left) {
-        return;
+        return CombineJob(JOB_SKIP, 0u, 0u, 0u, 0u);
     }
-    add_partials(slot, q, min(ap.group, left - q), stride);
-    let at = chunk_offsets[slot] + q * stride;
-    let acc = ap.acc_regs;
-    for (var r = 0u; r < acc; r++) {
-        store_partial((at * acc + r) * FE_PACKED, regs[r]);
-    }
+    return CombineJob(JOB_ADD, slot, q, min(ap.group, left - q), ap.stride);
 }
 
 // The sum of `m` partials of `slot`'s chunks, `stride` apart from the q-th, into regs[0..acc).
