@@ -2,6 +2,7 @@
 //! id the hex of its hash, so the same key uploaded twice is stored once.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use crate::db::KeyInfo;
 use crate::error::{ErrorCode, Result, ServiceError};
@@ -23,6 +24,13 @@ impl KeyStore {
                 format!("cannot make {}: {e}", dir.display()),
             )
         })?;
+        // Uploads an earlier API process was killed in the middle of.
+        let gone = sweep_parts(&dir, STALE_PART, |n| {
+            n.starts_with("upload.") && n.ends_with(".part")
+        });
+        if gone > 0 {
+            tracing::info!(dir = %dir.display(), "removed {gone} unfinished uploads");
+        }
         Ok(Self { dir })
     }
 
@@ -84,6 +92,36 @@ fn internal(what: &str, e: &std::io::Error) -> ServiceError {
     ServiceError::new(ErrorCode::Internal, format!("{what}: {e}"))
 }
 
+/// How long a part file goes unwritten before a starting store or worker takes it for the
+/// remains of a killed process and removes it (a live upload or download writes to it all
+/// along).
+pub(crate) const STALE_PART: Duration = Duration::from_secs(3600);
+
+/// Removes the files of `dir` whose names `is_part` accepts and that nothing has written to
+/// for `age`; returns how many. A folder that cannot be listed, or a file that cannot be
+/// removed, is left as it is (the next start tries again).
+pub(crate) fn sweep_parts(dir: &Path, age: Duration, is_part: impl Fn(&str) -> bool) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let now = SystemTime::now();
+    let mut gone = 0;
+    for entry in entries.flatten() {
+        if !is_part(&entry.file_name().to_string_lossy()) {
+            continue;
+        }
+        let idle = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok());
+        if idle.is_some_and(|d| d >= age) {
+            gone += usize::from(std::fs::remove_file(entry.path()).is_ok());
+        }
+    }
+    gone
+}
+
 /// A file being written (an upload, a download), removed when dropped (after a rename
 /// there is nothing left to remove).
 #[derive(Debug)]
@@ -105,5 +143,47 @@ impl PartFile {
 impl Drop for PartFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_parts_are_swept_and_live_ones_kept() {
+        let dir = std::env::temp_dir().join(format!("zkgpu-parts-{}", crate::ids::random_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, idle: Duration| {
+            let path = dir.join(name);
+            std::fs::write(&path, b"x").unwrap();
+            let f = std::fs::File::options().write(true).open(&path).unwrap();
+            f.set_modified(SystemTime::now() - idle).unwrap();
+            path
+        };
+        let hour = Duration::from_secs(3600);
+        let stale = file("upload.a.part", 2 * hour);
+        let live = file("upload.b.part", Duration::ZERO);
+        let key = file("0123.zkey", 2 * hour);
+        let is_upload = |n: &str| n.starts_with("upload.") && n.ends_with(".part");
+        assert_eq!(sweep_parts(&dir, hour, is_upload), 1);
+        assert!(!stale.exists() && live.exists() && key.exists());
+        // A store opened over the folder's parent sweeps the same way.
+        let data = std::env::temp_dir().join(format!("zkgpu-keys-{}", crate::ids::random_id()));
+        std::fs::create_dir_all(data.join("keys")).unwrap();
+        std::fs::rename(&dir, data.join("keys")).unwrap();
+        let old = data.join("keys").join("upload.c.part");
+        std::fs::write(&old, b"x").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(SystemTime::now() - 2 * hour)
+            .unwrap();
+        KeyStore::open(&data).unwrap();
+        assert!(!old.exists());
+        assert!(data.join("keys").join("upload.b.part").exists());
+        assert_eq!(sweep_parts(&data.join("missing"), hour, is_upload), 0);
+        std::fs::remove_dir_all(&data).unwrap();
     }
 }

@@ -139,6 +139,11 @@ impl JobInputs {
     }
 }
 
+/// Where a remote worker downloads keys: the cache folder, else the system's temporary one.
+fn scratch_dir(cfg: &WorkerConfig) -> std::path::PathBuf {
+    cfg.cache_dir.clone().unwrap_or_else(std::env::temp_dir)
+}
+
 /// What every lane shares.
 #[derive(Debug)]
 struct Shared {
@@ -179,6 +184,16 @@ impl Workers {
             metrics,
             stop: AtomicBool::new(false),
         });
+        if matches!(shared.inputs, JobInputs::Server(_)) {
+            // Key downloads of an earlier worker killed in the middle of one.
+            let scratch = scratch_dir(&shared.cfg);
+            let gone = crate::keys::sweep_parts(&scratch, crate::keys::STALE_PART, |n| {
+                n.starts_with('.') && n.ends_with(".zkey.part")
+            });
+            if gone > 0 {
+                tracing::info!(dir = %scratch.display(), "removed {gone} unfinished key downloads");
+            }
+        }
         let mut threads = Vec::new();
         let per_device = shared.cfg.lanes_per_device.max(1);
         for (d, ctx) in devices.contexts().iter().enumerate() {
@@ -355,7 +370,7 @@ struct ZkeyFile {
 /// id) and, unless the prepared-key cache has it, read one section at a time, so the `.zkey`
 /// is never in host memory whole.
 fn prepare(s: &Shared, prover: &GpuProver<Bn254>, id: &str) -> Result<PreparedProvingKey<Bn254>> {
-    let scratch = s.cfg.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let scratch = scratch_dir(&s.cfg);
     let zkey = s.inputs.zkey_file(id, &scratch)?;
     let got = zkgpu_circom::zkey_file_hash(&zkey.path).map_err(ServiceError::of_key)?;
     if crate::ids::hex(&got) != id {
