@@ -170,7 +170,7 @@ mod tests {
         assert!(!stale.exists() && live.exists() && key.exists());
         // A store opened over the folder's parent sweeps the same way.
         let data = std::env::temp_dir().join(format!("zkgpu-keys-{}", crate::ids::random_id()));
-        std::fs::create_dir_all(data.join("keys")).unwrap();
+        std::fs::create_dir_all(&data).unwrap();
         std::fs::rename(&dir, data.join("keys")).unwrap();
         let old = data.join("keys").join("upload.c.part");
         std::fs::write(&old, b"x").unwrap();
