@@ -74,7 +74,8 @@ fn madd_job<'a, C: GpuCurve>(init: &'a [u32], stream: &'a [u32], steps: u32) -> 
 
 /// Base-field multiplications of one general-case application of `entry`.
 fn muls_of<C: GpuCurve>(entry: &str, rng: &mut StdRng) -> usize {
-    let prog = C::program();
+    // Every arithmetic's program multiplies as often (they differ in additions only).
+    let prog = C::program(zkgpu_curves::Arith::Portable);
     let mut regs = vec![<C::Base as Zero>::zero(); prog.n_regs as usize];
     let mut r = Vec::new();
     C::projective_regs(&C::Projective::rand(rng), &mut r);

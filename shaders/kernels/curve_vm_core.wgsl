@@ -4,7 +4,8 @@
 // that calls fe_mul, so a pipeline has one multiplication call site however long the formulas
 // are: on NVIDIA, compile time grows with call sites, not with program length.
 //
-// Composed after a base-field module, its `fe_` shim and `const VM_REGS`; kernels that drive
+// Composed after a base-field module, its `fe_` shim, `const VM_REGS` and `const VM_FQ2`
+// (whether the Karatsuba instructions below are compiled in); kernels that drive
 // the VM (curve_vm.wgsl, msm_accumulate.wgsl) follow it and set `vm_consts` before running.
 //
 // Termination: every jump in a program goes forward (the assembler rejects backward jumps) and
@@ -146,6 +147,26 @@ fn vm_run(entry: u32) {
                 y = pk_sub_words(FE_P_PACKED, y).d;
             }
             regs[d] = pk_add(x, y);
+            continue;
+        }
+        // Karatsuba over Fq[u]/(u^2 + 1) on register pairs, in modules composed with VM_FQ2
+        // only (zkgpu_shaders::Group::vm_fq2_ops): KSUM d = a + a', d' = b + b'; KCOMB, from
+        // v0 = a, v1 = a', m = b: d = v0 - v1, d' = m - v0 - v1. An Fq2 product is KSUM,
+        // three MULs and KCOMB.
+        if (VM_FQ2 && code >= 12u) {
+            var x = regs[a];
+            var y = regs[a + 1u];
+            var z = regs[b];
+            if (code == 12u) {
+                x = pk_add(x, y);
+                y = pk_add(z, regs[b + 1u]);
+            } else {
+                z = pk_sub(pk_sub(z, x), y);
+                x = pk_sub(x, y);
+                y = z;
+            }
+            regs[d] = x;
+            regs[d + 1u] = y;
             continue;
         }
         switch code {

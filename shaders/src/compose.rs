@@ -208,25 +208,38 @@ pub fn field_library(f: FieldModule, arith: Arith) -> Composed {
 
 /// The curve VM (`shaders/kernels/curve_vm.wgsl`) for group `c` in arithmetic `arith`.
 pub fn curve_vm(c: Group, arith: Arith) -> Composed {
+    curve_vm_fq2(c, arith, c.vm_fq2_ops(arith))
+}
+
+/// [`curve_vm`] with the VM's Karatsuba instructions compiled in or not, whatever
+/// [`Group::vm_fq2_ops`] chooses for `arith` (a program's `fq2_ops` says which it needs):
+/// tests run them on adapters without the f64 arithmetic. A module that differs from the
+/// choice is named with `+fq2` or `-fq2` after it.
+pub fn curve_vm_fq2(c: Group, arith: Arith, fq2_ops: bool) -> Composed {
+    let mut name = module_name("curve_vm", c.id(), arith);
+    if fq2_ops != c.vm_fq2_ops(arith) {
+        name.push_str(if fq2_ops { "+fq2" } else { "-fq2" });
+    }
     Composed {
-        name: module_name("curve_vm", c.id(), arith),
-        parts: vm_parts(c, arith, vec![fragment("kernels/curve_vm.wgsl")]),
+        name,
+        parts: vm_parts(c, arith, fq2_ops, vec![fragment("kernels/curve_vm.wgsl")]),
         arith,
     }
 }
 
-/// The base field in `arith`, its shim, `VM_REGS`, `AFFINE_REGS`, `PREFETCH_POINT` and the VM
-/// core, followed by `kernel`'s parts.
-fn vm_parts(c: Group, arith: Arith, kernel: Vec<Part>) -> Vec<Part> {
+/// The base field in `arith`, its shim, `VM_REGS`, `VM_FQ2` (`fq2_ops`), `AFFINE_REGS`,
+/// `PREFETCH_POINT` and the VM core, followed by `kernel`'s parts.
+fn vm_parts(c: Group, arith: Arith, fq2_ops: bool, kernel: Vec<Part>) -> Vec<Part> {
     let f = c.field();
     let mut parts = field_parts(f, arith);
     parts.push(field_shim(f));
     parts.push(Part {
         origin: format!("<vm registers for {}>", c.id()),
         text: format!(
-            "const VM_REGS: u32 = {}u;\nconst AFFINE_REGS: u32 = {}u;\n\
-             const PREFETCH_POINT: bool = {};\n",
+            "const VM_REGS: u32 = {}u;\nconst VM_FQ2: bool = {};\n\
+             const AFFINE_REGS: u32 = {}u;\nconst PREFETCH_POINT: bool = {};\n",
             c.vm_regs(),
+            fq2_ops,
             c.affine_regs(),
             c.prefetch_point()
         ),
@@ -244,6 +257,7 @@ pub fn msm_accumulate(c: Group, arith: Arith) -> Composed {
         parts: vm_parts(
             c,
             arith,
+            c.vm_fq2_ops(arith),
             vec![
                 fragment("kernels/msm_layout.wgsl"),
                 fragment("kernels/msm_bases.wgsl"),
@@ -263,6 +277,7 @@ pub fn msm_accumulate_split(c: Group, arith: Arith) -> Composed {
         parts: vm_parts(
             c,
             arith,
+            c.vm_fq2_ops(arith),
             vec![
                 fragment("kernels/msm_layout.wgsl"),
                 fragment("kernels/msm_bases_split.wgsl"),

@@ -5,6 +5,7 @@
 //! `GpuCurve` type (its arkworks types, named as its variant) are all that adding one takes.
 
 use crate::field::FieldModule;
+use zkgpu_limbs::Arith;
 
 macro_rules! groups {
     // `$d` is a `$` passed in, for the macro this one defines.
@@ -109,6 +110,26 @@ impl Group {
     /// 30-limb groups (docs/log/2026-11.md, 2026-11-27).
     pub const fn prefetch_point(self) -> bool {
         matches!(self, Group::EdOnBls12_377)
+    }
+
+    /// `k` of the coordinate field `Fq2 = Fq[u]/(u^2 + k)` (1 for BLS12-381's and BN254's,
+    /// 5 for BLS12-377's); 0 for groups over a prime field.
+    pub const fn fq2_k(self) -> u32 {
+        match self {
+            Group::Bls12_381G2 | Group::Bn254G2 => 1,
+            Group::Bls12_377G2 => 5,
+            _ => 0,
+        }
+    }
+
+    /// Whether `arith`'s VM modules of this group run the Karatsuba instructions `KSUM` and
+    /// `KCOMB` (`const VM_FQ2`, shaders/kernels/curve_vm_core.wgsl), and so whether its
+    /// programs use them (`zkgpu_curves::GpuCurve::program`): only over `Fq[u]/(u^2 + 1)`
+    /// and with the f64 arithmetic, where they were measured faster. With the portable
+    /// arithmetic they were slower (the interpreter's extra paths), and with `k = 5` the
+    /// extra additions of `5 v1` cost more than the instructions saved (docs/msm.md).
+    pub const fn vm_fq2_ops(self, arith: Arith) -> bool {
+        self.fq2_k() == 1 && matches!(arith, Arith::F64)
     }
 
     /// Registers of the VM's register file: 18 coordinate slots, one register each, or two

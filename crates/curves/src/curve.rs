@@ -12,7 +12,7 @@ use zkgpu_limbs::{
     DecodeError, LimbEncode, RawMontgomery, decode_slice, encode_into, encode_slice,
     pack_limb_slice, pack_limbs, packed_limb_words,
 };
-use zkgpu_shaders::Group;
+use zkgpu_shaders::{Arith, Group};
 
 use crate::coords::{TeExtended, Xyzz};
 use crate::formulas::{twisted_edwards_a_minus_1, weierstrass_a0};
@@ -101,8 +101,11 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     /// `y + x` trade places when `x` changes sign).
     const AFFINE_NEG_SWAP: bool = false;
 
-    /// The formula program (`madd`, `add`, `dbl`), assembled once.
-    fn program() -> &'static Program<Self::Base>;
+    /// The formula program (`identity`, `madd`, `add`, `dbl`, `to_affine`) that modules
+    /// composed with `arith` run, assembled once: over `Fq[u]/(u^2 + 1)` with the f64
+    /// arithmetic its Fq2 products use the VM's Karatsuba instructions
+    /// ([`Group::vm_fq2_ops`]), which other modules lack.
+    fn program(arith: Arith) -> &'static Program<Self::Base>;
     /// Appends the [`GpuCurve::AFFINE_REGS`] registers of an affine point.
     fn affine_regs(p: &Self::Affine, out: &mut Vec<Self::Base>);
     /// Appends the [`GpuCurve::AFFINE_REGS`] registers of each point of a slice (where a
@@ -323,7 +326,7 @@ where
 }
 
 macro_rules! sw_curve {
-    ($(#[$doc:meta])* $name:ident, $cfg:ty, $base:ty, $k:expr) => {
+    ($(#[$doc:meta])* $name:ident, $cfg:ty, $base:ty) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $name;
@@ -335,9 +338,12 @@ macro_rules! sw_curve {
             type Projective = sw::Projective<$cfg>;
             const GROUP: Group = Group::$name;
 
-            fn program() -> &'static Program<$base> {
-                static P: OnceLock<Program<$base>> = OnceLock::new();
-                P.get_or_init(|| weierstrass_a0(Group::$name.degree() as u8, $k))
+            fn program(arith: Arith) -> &'static Program<$base> {
+                static P: [OnceLock<Program<$base>>; 2] = [OnceLock::new(), OnceLock::new()];
+                let g = Group::$name;
+                let ops = g.vm_fq2_ops(arith);
+                P[usize::from(ops)]
+                    .get_or_init(|| weierstrass_a0(g.degree() as u8, g.fq2_k(), ops))
             }
             fn affine_regs(p: &Self::Affine, out: &mut Vec<$base>) {
                 sw_affine_regs(p, out)
@@ -357,23 +363,23 @@ macro_rules! sw_curve {
 
 sw_curve!(
     /// BLS12-381 G1 (over Fq).
-    Bls12_381G1, ark_bls12_381::g1::Config, ark_bls12_381::Fq, 0
+    Bls12_381G1, ark_bls12_381::g1::Config, ark_bls12_381::Fq
 );
 sw_curve!(
     /// BLS12-381 G2 (over Fq2 = `Fq[u]/(u^2 + 1)`).
-    Bls12_381G2, ark_bls12_381::g2::Config, ark_bls12_381::Fq, 1
+    Bls12_381G2, ark_bls12_381::g2::Config, ark_bls12_381::Fq
 );
 sw_curve!(
     /// BLS12-377 G2 (over Fq2 = `Fq[u]/(u^2 + 5)`).
-    Bls12_377G2, ark_bls12_377::g2::Config, ark_bls12_377::Fq, 5
+    Bls12_377G2, ark_bls12_377::g2::Config, ark_bls12_377::Fq
 );
 sw_curve!(
     /// BN254 G1 (over Fq; `y^2 = x^3 + 3`).
-    Bn254G1, ark_bn254::g1::Config, ark_bn254::Fq, 0
+    Bn254G1, ark_bn254::g1::Config, ark_bn254::Fq
 );
 sw_curve!(
     /// BN254 G2 (over Fq2 = `Fq[u]/(u^2 + 1)`).
-    Bn254G2, ark_bn254::g2::Config, ark_bn254::Fq, 1
+    Bn254G2, ark_bn254::g2::Config, ark_bn254::Fq
 );
 
 /// ed-on-bls12-377 (twisted Edwards, a = -1, d = 3021, over BLS12-377's Fr).
@@ -389,7 +395,7 @@ impl GpuCurve for EdOnBls12_377 {
     const AFFINE_NEG_COORD: usize = 2;
     const AFFINE_NEG_SWAP: bool = true;
 
-    fn program() -> &'static Program<Self::Base> {
+    fn program(_: Arith) -> &'static Program<Self::Base> {
         static P: OnceLock<Program<ark_ed_on_bls12_377::Fq>> = OnceLock::new();
         P.get_or_init(|| {
             debug_assert_eq!(
@@ -432,7 +438,7 @@ impl GpuCurve for Bls12_377G1 {
     const AFFINE_NEG_COORD: usize = 2;
     const AFFINE_NEG_SWAP: bool = true;
 
-    fn program() -> &'static Program<Self::Base> {
+    fn program(_: Arith) -> &'static Program<Self::Base> {
         static P: OnceLock<Program<ark_bls12_377::Fq>> = OnceLock::new();
         P.get_or_init(|| twisted_edwards_a_minus_1(TeMap::get().d))
     }

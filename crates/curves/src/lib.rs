@@ -25,6 +25,7 @@ pub use curve::{
 pub use registry::{Group, OnGpu};
 pub use te_map::{TeMap, te_add};
 pub use vm::{Program, RunStats, VmError};
+pub use zkgpu_shaders::Arith;
 /// The registry's list of groups (`zkgpu_shaders::for_each_group!`): each variant of [`Group`] names
 /// its [`GpuCurve`] type here.
 pub use zkgpu_shaders::for_each_group;

@@ -48,6 +48,14 @@ pub mod op {
     pub const JNZ: u32 = 10;
     /// `pc = b`
     pub const JMP: u32 = 11;
+    /// Karatsuba's sums over register pairs (`x'` is the register after `x`): `d = a + a'`,
+    /// `d' = b + b'`. Only in modules composed with `VM_FQ2`
+    /// (`zkgpu_shaders::Group::vm_fq2_ops`).
+    pub const KSUM: u32 = 12;
+    /// Karatsuba's combination over `Fq2 = Fq[u]/(u^2 + 1)`, from `v0 = a`, `v1 = a'` and the
+    /// middle product `m = b`: `d = v0 - v1`, `d' = m - v0 - v1`, written after all three are
+    /// read. Only in modules composed with `VM_FQ2`.
+    pub const KCOMB: u32 = 13;
 }
 
 /// One instruction, before encoding.
@@ -67,6 +75,7 @@ pub struct Asm<F> {
     entries: Vec<(String, u32)>,
     consts: Vec<F>,
     max_reg: u8,
+    fq2_ops: bool,
 }
 
 impl<F: Field> Default for Asm<F> {
@@ -77,6 +86,7 @@ impl<F: Field> Default for Asm<F> {
             entries: Vec::new(),
             consts: Vec::new(),
             max_reg: 0,
+            fq2_ops: false,
         }
     }
 }
@@ -106,6 +116,18 @@ impl<F: Field> Asm<F> {
     /// `d = a * b`
     pub fn mul(&mut self, d: Reg, a: Reg, b: Reg) {
         self.push_op(op::MUL, d, a, b);
+    }
+    /// `d = a + a'`, `d' = b + b'` ([`op::KSUM`]).
+    pub fn ksum(&mut self, d: Reg, a: Reg, b: Reg) {
+        self.touch(&[Reg(d.0 + 1), Reg(a.0 + 1), Reg(b.0 + 1)]);
+        self.fq2_ops = true;
+        self.push_op(op::KSUM, d, a, b);
+    }
+    /// `d = v - v'`, `d' = m - v - v'` ([`op::KCOMB`]).
+    pub fn kcomb(&mut self, d: Reg, v: Reg, m: Reg) {
+        self.touch(&[Reg(d.0 + 1), Reg(v.0 + 1)]);
+        self.fq2_ops = true;
+        self.push_op(op::KCOMB, d, v, m);
     }
     /// `d = a + b`
     pub fn add(&mut self, d: Reg, a: Reg, b: Reg) {
@@ -220,6 +242,7 @@ impl<F: Field> Asm<F> {
             entries: self.entries.into_iter().collect(),
             consts: self.consts,
             n_regs: u32::from(self.max_reg) + 1,
+            fq2_ops: self.fq2_ops,
         }
     }
 }
@@ -235,6 +258,9 @@ pub struct Program<F> {
     pub consts: Vec<F>,
     /// Registers used.
     pub n_regs: u32,
+    /// Whether it uses [`op::KSUM`] or [`op::KCOMB`], which only modules composed with
+    /// `VM_FQ2` run.
+    pub fq2_ops: bool,
 }
 
 /// What one run of a program did.
@@ -294,6 +320,16 @@ impl<F: Field> Program<F> {
                 op::MUL => {
                     stats.muls += 1;
                     regs[d] = regs[a] * regs[b];
+                }
+                op::KSUM => {
+                    let (x, y) = (regs[a] + regs[a + 1], regs[b] + regs[b + 1]);
+                    regs[d] = x;
+                    regs[d + 1] = y;
+                }
+                op::KCOMB => {
+                    let (v0, v1, m) = (regs[a], regs[a + 1], regs[b]);
+                    regs[d] = v0 - v1;
+                    regs[d + 1] = m - v0 - v1;
                 }
                 op::ADD => regs[d] = regs[a] + regs[b],
                 op::SUB => regs[d] = regs[a] - regs[b],

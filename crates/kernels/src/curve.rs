@@ -9,7 +9,7 @@ use zkgpu_curves::{
 };
 use zkgpu_limbs::LimbEncode;
 use zkgpu_shaders::contract::curve_vm::VmParams;
-use zkgpu_shaders::{Composed, curve_vm};
+use zkgpu_shaders::{Composed, curve_vm_fq2};
 
 use zkgpu_runtime::{Checks, GpuContext, GpuError, Pipeline, Result, grid, wgpu};
 
@@ -68,12 +68,15 @@ impl<C: GpuCurve> CurveVm<C> {
         Self::with_workgroup_size(ctx, DEFAULT_WORKGROUP_SIZE)
     }
 
-    /// Uploads `C`'s program; dispatches use workgroups of `workgroup_size` invocations.
+    /// Uploads `C`'s program for the context's arithmetic; dispatches use workgroups of
+    /// `workgroup_size` invocations.
     pub fn with_workgroup_size(ctx: &GpuContext, workgroup_size: u32) -> Result<Self> {
-        Self::with_program(ctx, C::program(), workgroup_size)
+        Self::with_program(ctx, C::program(ctx.arith()), workgroup_size)
     }
 
-    /// Uploads another program over `C`'s base field (for measuring the interpreter itself).
+    /// Uploads another program over `C`'s base field (for measuring the interpreter itself,
+    /// or for running another arithmetic's program: the module has the VM's Karatsuba
+    /// instructions where the program uses them, `Program::fq2_ops`).
     pub fn with_program(
         ctx: &GpuContext,
         program: &Program<C::Base>,
@@ -90,7 +93,7 @@ impl<C: GpuCurve> CurveVm<C> {
             ctx: ctx.clone(),
             workgroup_size,
             program: program.clone(),
-            module: curve_vm(C::GROUP, ctx.arith()),
+            module: curve_vm_fq2(C::GROUP, ctx.arith(), program.fq2_ops),
             code: ctx.storage_buffer(&format!("{} vm code", C::ID), &words)?,
             consts,
             _curve: PhantomData,

@@ -153,10 +153,7 @@ impl<C: GpuCurve> GpuMsm<C> {
                 OVERRIDES,
             )
             .await?;
-        let prog = C::program();
-        let to_affine = prog
-            .entry("to_affine")
-            .map_err(|e| MsmError::Config(e.to_string()))?;
+        let to_affine = self.entries[4];
         let max = ctx.limits().max_compute_workgroups_per_dimension;
         for part in &prepared.parts {
             let count = u32::try_from(prepared.sets_per_part * part.len)

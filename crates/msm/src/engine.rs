@@ -23,9 +23,12 @@ use crate::{MsmConfig, MsmError, Result};
 #[derive(Debug)]
 pub struct GpuMsm<C: GpuCurve> {
     pub(crate) ctx: GpuContext,
+    /// `C::program(arith)` of the engine's arithmetic, uploaded: its code and constants.
     pub(crate) code: wgpu::Buffer,
+    /// The constants' word offset in `code`.
     pub(crate) consts: u32,
-    pub(crate) entries: [u32; 4],
+    /// Where `identity`, `madd`, `add`, `dbl` and `to_affine` start.
+    pub(crate) entries: [u32; 5],
     /// Composed once: the pipeline cache is keyed by module name, but composing copies the
     /// shader text.
     pub(crate) buckets_module: zkgpu_shaders::Composed,
@@ -49,25 +52,37 @@ pub struct GpuMsm<C: GpuCurve> {
     pub(crate) _curve: std::marker::PhantomData<C>,
 }
 
+/// `C`'s formula program for `arith` (the one its modules run, `GpuCurve::program`) in a
+/// storage buffer: the buffer, the constants' word offset, and the entries `identity`,
+/// `madd`, `add`, `dbl`, `to_affine`.
+fn upload_program<C: GpuCurve>(
+    ctx: &GpuContext,
+    arith: Arith,
+) -> Result<(wgpu::Buffer, u32, [u32; 5])> {
+    let prog = C::program(arith);
+    let (words, consts) = zkgpu_curves::program_words::<C>(prog);
+    let mut entries = [0; 5];
+    for (e, name) in entries
+        .iter_mut()
+        .zip(["identity", "madd", "add", "dbl", "to_affine"])
+    {
+        *e = prog
+            .entry(name)
+            .map_err(|e| MsmError::Config(e.to_string()))?;
+    }
+    let code = ctx.storage_buffer(&format!("{} msm program ({arith})", C::ID), &words)?;
+    Ok((code, consts, entries))
+}
+
 impl<C: GpuCurve> GpuMsm<C> {
     /// The engine for `C` on `ctx`.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let prog = C::program();
-        let (words, consts) = zkgpu_curves::program_words::<C>(prog);
-        let entry = |name: &str| {
-            prog.entry(name)
-                .map_err(|e| MsmError::Config(e.to_string()))
-        };
+        let (code, consts, entries) = upload_program::<C>(ctx, ctx.arith())?;
         Ok(Self {
             ctx: ctx.clone(),
-            code: ctx.storage_buffer(&format!("{} msm program", C::ID), &words)?,
+            code,
             consts,
-            entries: [
-                entry("identity")?,
-                entry("madd")?,
-                entry("add")?,
-                entry("dbl")?,
-            ],
+            entries,
             buckets_module: msm_buckets(),
             accumulate_module: msm_accumulate(C::GROUP, ctx.arith()),
             accumulate_split_module: msm_accumulate_split(C::GROUP, ctx.arith()),
@@ -86,6 +101,7 @@ impl<C: GpuCurve> GpuMsm<C> {
     /// context found `arith` unusable.
     pub fn with_arith(mut self, arith: Arith) -> Result<Self> {
         self.ctx.check_arith(arith)?;
+        (self.code, self.consts, self.entries) = upload_program::<C>(&self.ctx, arith)?;
         self.accumulate_module = msm_accumulate(C::GROUP, arith);
         self.accumulate_split_module = msm_accumulate_split(C::GROUP, arith);
         self.scalars_module = C::GROUP.scalar_field().map(|f| msm_scalars(f, arith));

@@ -6,41 +6,42 @@
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup, PrimeGroup};
 use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use zkgpu_curves::{Bls12_377G1, GpuCurve, RunStats};
+use zkgpu_curves::{Arith, Bls12_377G1, GpuCurve, RunStats};
 use zkgpu_testing::rescaled;
 
-/// Runs `entry` with `inputs` in slots 0.. and returns the accumulator and the run's stats.
-fn run<C: GpuCurve>(entry: &str, inputs: &[C::Base]) -> (C::Projective, RunStats) {
-    let prog = C::program();
+/// Runs `entry` of `arith`'s program with `inputs` in slots 0.. and returns the accumulator
+/// and the run's stats.
+fn run<C: GpuCurve>(arith: Arith, entry: &str, inputs: &[C::Base]) -> (C::Projective, RunStats) {
+    let prog = C::program(arith);
     let mut regs = vec![<C::Base as Zero>::zero(); prog.n_regs as usize];
     regs[..inputs.len()].copy_from_slice(inputs);
     let stats = prog.run_cpu(entry, &mut regs).unwrap();
     (C::from_acc_regs(&regs[..4 * C::DEGREE]), stats)
 }
 
-fn madd<C: GpuCurve>(p: &C::Projective, q: &C::Affine) -> (C::Projective, RunStats) {
+fn madd<C: GpuCurve>(x: Arith, p: &C::Projective, q: &C::Affine) -> (C::Projective, RunStats) {
     let mut r = Vec::new();
     C::projective_regs(p, &mut r);
     C::affine_regs(q, &mut r);
-    run::<C>("madd", &r)
+    run::<C>(x, "madd", &r)
 }
 
-fn add<C: GpuCurve>(p: &C::Projective, q: &C::Projective) -> (C::Projective, RunStats) {
+fn add<C: GpuCurve>(x: Arith, p: &C::Projective, q: &C::Projective) -> (C::Projective, RunStats) {
     let mut r = Vec::new();
     C::projective_regs(p, &mut r);
     C::projective_regs(q, &mut r);
-    run::<C>("add", &r)
+    run::<C>(x, "add", &r)
 }
 
-fn dbl<C: GpuCurve>(p: &C::Projective) -> (C::Projective, RunStats) {
+fn dbl<C: GpuCurve>(x: Arith, p: &C::Projective) -> (C::Projective, RunStats) {
     let mut r = Vec::new();
     C::projective_regs(p, &mut r);
-    run::<C>("dbl", &r)
+    run::<C>(x, "dbl", &r)
 }
 
 /// The affine registers `to_affine` leaves from slot 4, and the accumulator after it.
-fn to_affine<C: GpuCurve>(p: &C::Projective) -> (Vec<C::Base>, C::Projective) {
-    let prog = C::program();
+fn to_affine<C: GpuCurve>(x: Arith, p: &C::Projective) -> (Vec<C::Base>, C::Projective) {
+    let prog = C::program(x);
     let mut regs = vec![<C::Base as Zero>::zero(); prog.n_regs as usize];
     let mut r = Vec::new();
     C::projective_regs(p, &mut r);
@@ -53,7 +54,7 @@ fn to_affine<C: GpuCurve>(p: &C::Projective) -> (Vec<C::Base>, C::Projective) {
     )
 }
 
-fn check<C: GpuCurve>(seed: u64, costs: (usize, usize, usize)) {
+fn check<C: GpuCurve>(x: Arith, seed: u64, costs: (usize, usize, usize)) {
     let mut rng = StdRng::seed_from_u64(seed);
     let o = C::Projective::zero();
     let oa = C::Affine::zero();
@@ -61,27 +62,27 @@ fn check<C: GpuCurve>(seed: u64, costs: (usize, usize, usize)) {
         let p = rescaled(C::Projective::rand(&mut rng), &mut rng);
         let q = C::Projective::rand(&mut rng);
         let qa = q.into_affine();
-        let ctx = |what: &str| format!("{} {what} (case {i}, seed {seed})", C::ID);
+        let ctx = |what: &str| format!("{} {x} {what} (case {i}, seed {seed})", C::ID);
 
         // Mixed addition, general and special cases.
-        let (r, s) = madd::<C>(&p, &qa);
+        let (r, s) = madd::<C>(x, &p, &qa);
         assert_eq!(r, p + q, "{}", ctx("madd P+Q"));
         assert_eq!(s.muls, costs.0, "{}", ctx("madd cost"));
         assert_eq!(
-            madd::<C>(&rescaled(q, &mut rng), &qa).0,
+            madd::<C>(x, &rescaled(q, &mut rng), &qa).0,
             q.double(),
             "{}",
             ctx("madd Q+Q")
         );
         assert_eq!(
-            madd::<C>(&rescaled(-q, &mut rng), &qa).0,
+            madd::<C>(x, &rescaled(-q, &mut rng), &qa).0,
             o,
             "{}",
             ctx("madd -Q+Q")
         );
-        assert_eq!(madd::<C>(&o, &qa).0, q, "{}", ctx("madd O+Q"));
-        assert_eq!(madd::<C>(&p, &oa).0, p, "{}", ctx("madd P+O"));
-        assert_eq!(madd::<C>(&o, &oa).0, o, "{}", ctx("madd O+O"));
+        assert_eq!(madd::<C>(x, &o, &qa).0, q, "{}", ctx("madd O+Q"));
+        assert_eq!(madd::<C>(x, &p, &oa).0, p, "{}", ctx("madd P+O"));
+        assert_eq!(madd::<C>(x, &o, &oa).0, o, "{}", ctx("madd O+O"));
         // The MSM kernel's negation of a loaded point (msm_bucket_accumulate): swap the
         // first two registers where the group says so, negate from AFFINE_NEG_COORD.
         for (what, pt) in [("Q", qa), ("O", oa)] {
@@ -101,37 +102,37 @@ fn check<C: GpuCurve>(seed: u64, costs: (usize, usize, usize)) {
         // The identity entry.
         let mut r = Vec::new();
         C::projective_regs(&p, &mut r);
-        assert_eq!(run::<C>("identity", &r).0, o, "{}", ctx("identity"));
+        assert_eq!(run::<C>(x, "identity", &r).0, o, "{}", ctx("identity"));
 
         // Full addition.
-        let (r, s) = add::<C>(&p, &q);
+        let (r, s) = add::<C>(x, &p, &q);
         assert_eq!(r, p + q, "{}", ctx("add P+Q"));
         assert_eq!(s.muls, costs.1, "{}", ctx("add cost"));
         assert_eq!(
-            add::<C>(&p, &rescaled(p, &mut rng)).0,
+            add::<C>(x, &p, &rescaled(p, &mut rng)).0,
             p.double(),
             "{}",
             ctx("add P+P")
         );
         assert_eq!(
-            add::<C>(&p, &rescaled(-p, &mut rng)).0,
+            add::<C>(x, &p, &rescaled(-p, &mut rng)).0,
             o,
             "{}",
             ctx("add P-P")
         );
-        assert_eq!(add::<C>(&o, &q).0, q, "{}", ctx("add O+Q"));
-        assert_eq!(add::<C>(&p, &o).0, p, "{}", ctx("add P+O"));
-        assert_eq!(add::<C>(&o, &o).0, o, "{}", ctx("add O+O"));
+        assert_eq!(add::<C>(x, &o, &q).0, q, "{}", ctx("add O+Q"));
+        assert_eq!(add::<C>(x, &p, &o).0, p, "{}", ctx("add P+O"));
+        assert_eq!(add::<C>(x, &o, &o).0, o, "{}", ctx("add O+O"));
 
         // Doubling.
-        let (r, s) = dbl::<C>(&p);
+        let (r, s) = dbl::<C>(x, &p);
         assert_eq!(r, p.double(), "{}", ctx("dbl"));
         assert_eq!(s.muls, costs.2, "{}", ctx("dbl cost"));
-        assert_eq!(dbl::<C>(&o).0, o, "{}", ctx("dbl O"));
+        assert_eq!(dbl::<C>(x, &o).0, o, "{}", ctx("dbl O"));
 
         // To affine: slots 4-5, the accumulator kept.
         for (what, pt) in [("P", p), ("O", o), ("-Q", rescaled(-q, &mut rng))] {
-            let (x, kept) = to_affine::<C>(&pt);
+            let (x, kept) = to_affine::<C>(x, &pt);
             let mut want = Vec::new();
             C::affine_regs(&pt.into_affine(), &mut want);
             assert_eq!(x, want, "{}", ctx(&format!("to_affine {what}")));
@@ -170,7 +171,10 @@ macro_rules! per_group {
                 fn $id() {
                     type C = zkgpu_curves::$G;
                     let seed = 1 + zkgpu_curves::Group::$G as u64;
-                    super::check::<C>(seed, super::costs::<C>());
+                    // Each arithmetic's program (they differ where Group::vm_fq2_ops).
+                    for x in zkgpu_curves::Arith::ALL {
+                        super::check::<C>(x, seed, super::costs::<C>());
+                    }
                 }
             )*
         }
@@ -181,7 +185,11 @@ zkgpu_curves::for_each_group!(per_group);
 #[test]
 fn register_files_fit_the_shader_modules() {
     fn fits<C: GpuCurve>() {
-        assert!(C::program().n_regs <= C::GROUP.vm_regs(), "{}", C::ID);
+        for x in Arith::ALL {
+            let prog = C::program(x);
+            assert!(prog.n_regs <= C::GROUP.vm_regs(), "{} {x}", C::ID);
+            assert_eq!(prog.fq2_ops, C::GROUP.vm_fq2_ops(x), "{} {x}", C::ID);
+        }
         // Packed bases and registers: the host's layout is the shader's FE_PACKED.
         assert_eq!(
             C::packed_reg_words() as u32,
@@ -209,7 +217,7 @@ fn bls12_377_g1_exceptions_leave_a_mark() {
     let mut rng = StdRng::seed_from_u64(377);
     let marked = |r: &[Fq]| C::acc_regs_exceptional(&r[..4]);
     let regs_of = |entry: &str, inputs: Vec<Fq>| {
-        let prog = C::program();
+        let prog = C::program(Arith::Portable);
         let mut regs = vec![Fq::zero(); prog.n_regs as usize];
         regs[..inputs.len()].copy_from_slice(&inputs);
         prog.run_cpu(entry, &mut regs).unwrap();

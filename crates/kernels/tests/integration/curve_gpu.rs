@@ -13,7 +13,7 @@ use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{Rng, rngs::StdRng};
 use num_bigint::BigUint;
 use zkgpu_curves::vm::{Asm, Reg};
-use zkgpu_curves::{Bls12_381G1, GpuCurve, decode_projective, encode_projective};
+use zkgpu_curves::{Arith, Bls12_381G1, GpuCurve, Program, decode_projective, encode_projective};
 use zkgpu_kernels::curve::{CurveVm, VmJob};
 use zkgpu_limbs::{LimbEncode, decode_slice, encode_slice};
 use zkgpu_runtime::Checks;
@@ -47,8 +47,28 @@ fn pairs<C: GpuCurve>(rng: &mut StdRng) -> (Vec<C::Projective>, Vec<C::Projectiv
     (a, b)
 }
 
+/// `C`'s programs, one per distinct form (with and without the VM's Karatsuba instructions,
+/// `zkgpu_shaders::Group::vm_fq2_ops`): each runs on every arithmetic's module, so a test on
+/// an adapter without the f64 arithmetic still runs the f64 arithmetic's program.
+fn programs<C: GpuCurve>() -> Vec<&'static Program<C::Base>> {
+    let mut progs: Vec<&'static Program<C::Base>> = Vec::new();
+    for x in Arith::ALL {
+        let p = C::program(x);
+        if !progs.iter().any(|q| q.fq2_ops == p.fq2_ops) {
+            progs.push(p);
+        }
+    }
+    progs
+}
+
 fn check_ops<C: GpuCurve>(ctx: &GpuContext) {
-    let vm = CurveVm::<C>::new(ctx).unwrap();
+    for prog in programs::<C>() {
+        let vm = CurveVm::<C>::with_program(ctx, prog, 64).unwrap();
+        check_ops_of(&vm, prog.fq2_ops);
+    }
+}
+
+fn check_ops_of<C: GpuCurve>(vm: &CurveVm<C>, fq2_ops: bool) {
     let mut rng = rng_for::<C>("ops");
     let (a, b) = pairs::<C>(&mut rng);
     let want: Vec<C::Projective> = a.iter().zip(&b).map(|(x, y)| *x + y).collect();
@@ -56,18 +76,33 @@ fn check_ops<C: GpuCurve>(ctx: &GpuContext) {
     let got = vm.add(&a, &b).block_on().unwrap();
     assert_eq!(got.len(), a.len());
     for i in 0..a.len() {
-        assert_eq!(got[i], want[i], "{} add case {i}", C::ID);
+        assert_eq!(
+            got[i],
+            want[i],
+            "{} add case {i} (fq2 ops {fq2_ops})",
+            C::ID
+        );
     }
 
     let b_affine: Vec<C::Affine> = C::Projective::normalize_batch(&b);
     let got = vm.madd(&a, &b_affine).block_on().unwrap();
     for i in 0..a.len() {
-        assert_eq!(got[i], want[i], "{} madd case {i}", C::ID);
+        assert_eq!(
+            got[i],
+            want[i],
+            "{} madd case {i} (fq2 ops {fq2_ops})",
+            C::ID
+        );
     }
 
     let got = vm.double(&a).block_on().unwrap();
     for i in 0..a.len() {
-        assert_eq!(got[i], a[i].double(), "{} dbl case {i}", C::ID);
+        assert_eq!(
+            got[i],
+            a[i].double(),
+            "{} dbl case {i} (fq2 ops {fq2_ops})",
+            C::ID
+        );
     }
     assert!(
         a.iter().any(Zero::is_zero) && b_affine.iter().any(AffineRepr::is_zero),
