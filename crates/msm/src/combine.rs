@@ -27,9 +27,12 @@ impl From<DecodeError> for CombineError {
 
 /// The window combination. Each window's block holds what the GPU's tree levels left of its
 /// rows (`left[k]` sums of row `k`, [`RowLayout`]): the window's total is
-/// `row 0 + 2^seg_bits sum_i 2^i row (i + 1)` (Horner over the rows), and then Horner over
-/// windows gives `sum_w 2^(c w) W_w`. Rows are decoded and summed on the host's threads, or
-/// on this one for at most [`SEQUENTIAL_SUMS`] sums.
+/// `row 0 + 2^seg_bits sum_i 2^i row (i + 1)` (Horner over the rows), and the MSM is
+/// `sum_w 2^(c w) W_w`. The rows are summed on the host's threads, then each window is
+/// weighed and shifted by `c w` doublings on a thread of its own, so the serial part is one
+/// window's work, not every window's one after another (BLS12-381 G2: 16 windows of 38 G2
+/// doublings and 13 additions); or everything on this thread, Horner over the windows, for
+/// at most [`SEQUENTIAL_SUMS`] sums.
 ///
 /// [`RowLayout`]: crate::shape::RowLayout
 pub(crate) fn combine_windows<C: GpuCurve>(
@@ -48,41 +51,61 @@ pub(crate) fn combine_windows<C: GpuCurve>(
     }
     let per: usize = left.iter().map(|&k| k as usize).sum();
     let windows = words.len() / (per * point).max(1);
-    // Every row of every window.
-    let mut runs = Vec::with_capacity(windows * left.len());
-    for w in 0..windows {
+    // Every row of window w.
+    let rows_of = |w: usize| {
         let mut at = w * per;
-        for &k in left {
-            runs.push(&words[at * point..(at + k as usize) * point]);
+        left.iter().map(move |&k| {
+            let run = &words[at * point..(at + k as usize) * point];
             at += k as usize;
-        }
-    }
-    let ctx = <C::Base as LimbEncode>::ctx();
-    let row_sum = |run: &&[u32]| decode_sum::<C>(run, &ctx);
-    let rows = if words.len() / point <= SEQUENTIAL_SUMS {
-        runs.iter().map(row_sum).collect::<Result<Vec<_>, _>>()?
-    } else {
-        runs.par_iter()
-            .map(row_sum)
-            .collect::<Result<Vec<_>, _>>()?
+            run
+        })
     };
-    let mut acc = C::Projective::zero();
-    for window in rows.chunks(left.len().max(1)).rev() {
-        for _ in 0..c {
-            acc.double_in_place();
-        }
+    let ctx = <C::Base as LimbEncode>::ctx();
+    let row_sum = |run: &[u32]| decode_sum::<C>(run, &ctx);
+    // A window's total times 2^shift, from its row sums.
+    let window = |shift: usize, rows: &[C::Projective]| {
         // row 0 + 2^seg_bits (row 1 + 2 (row 2 + 2 (...))).
         let mut weighted = C::Projective::zero();
-        for row in window[1..].iter().rev() {
+        for row in rows.iter().skip(1).rev() {
             weighted.double_in_place();
             weighted += row;
         }
         for _ in 0..seg_bits {
             weighted.double_in_place();
         }
-        acc += weighted + window[0];
+        if let Some(r0) = rows.first() {
+            weighted += r0;
+        }
+        for _ in 0..shift {
+            weighted.double_in_place();
+        }
+        weighted
+    };
+    let c = c as usize;
+    if words.len() / point <= SEQUENTIAL_SUMS {
+        // Horner over the windows: c doublings a window.
+        let mut acc = C::Projective::zero();
+        for w in (0..windows).rev() {
+            for _ in 0..c {
+                acc.double_in_place();
+            }
+            let rows = rows_of(w).map(row_sum).collect::<Result<Vec<_>, _>>()?;
+            acc += window(0, &rows);
+        }
+        return Ok(acc);
     }
-    Ok(acc)
+    // Every row of every window summed across the host's threads, then each window weighed
+    // and shifted on a thread of its own (the threads are awake by then).
+    let runs: Vec<&[u32]> = (0..windows).flat_map(rows_of).collect();
+    let rows = runs
+        .into_par_iter()
+        .map(row_sum)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows
+        .par_chunks(left.len().max(1))
+        .enumerate()
+        .map(|(w, rows)| window(c * w, rows))
+        .reduce(C::Projective::zero, |a, b| a + b))
 }
 
 /// The sum of the packed accumulators `words` (`C::acc_packed_words()` words each), decoded
