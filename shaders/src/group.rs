@@ -113,12 +113,13 @@ impl Group {
     }
 
     /// `k` of the coordinate field `Fq2 = Fq[u]/(u^2 + k)` (1 for BLS12-381's and BN254's,
-    /// 5 for BLS12-377's); 0 for groups over a prime field.
+    /// 5 for BLS12-377's); 0 for groups over a prime field. Every group is named (no
+    /// wildcard), so a new group's line in the registry does not compile without its `k`.
     pub const fn fq2_k(self) -> u32 {
         match self {
             Group::Bls12_381G2 | Group::Bn254G2 => 1,
             Group::Bls12_377G2 => 5,
-            _ => 0,
+            Group::Bls12_381G1 | Group::Bls12_377G1 | Group::EdOnBls12_377 | Group::Bn254G1 => 0,
         }
     }
 
