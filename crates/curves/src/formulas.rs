@@ -55,7 +55,7 @@ impl<F: Field> ElAsm<F> {
     }
 
     /// Assembles Fq2 products with the VM's Karatsuba instructions (`KSUM`, three `MUL`s,
-    /// `KCOMB`: five instructions instead of nine) where `on` is true, for modules composed
+    /// `KCOMB`: five instructions instead of eight) where `on` is true, for modules composed
     /// with them (`zkgpu_shaders::Group::vm_fq2_ops`).
     ///
     /// # Panics

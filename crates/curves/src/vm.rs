@@ -75,7 +75,6 @@ pub struct Asm<F> {
     entries: Vec<(String, u32)>,
     consts: Vec<F>,
     max_reg: u8,
-    fq2_ops: bool,
 }
 
 impl<F: Field> Default for Asm<F> {
@@ -86,7 +85,6 @@ impl<F: Field> Default for Asm<F> {
             entries: Vec::new(),
             consts: Vec::new(),
             max_reg: 0,
-            fq2_ops: false,
         }
     }
 }
@@ -120,13 +118,11 @@ impl<F: Field> Asm<F> {
     /// `d = a + a'`, `d' = b + b'` ([`op::KSUM`]).
     pub fn ksum(&mut self, d: Reg, a: Reg, b: Reg) {
         self.touch(&[Reg(d.0 + 1), Reg(a.0 + 1), Reg(b.0 + 1)]);
-        self.fq2_ops = true;
         self.push_op(op::KSUM, d, a, b);
     }
     /// `d = v - v'`, `d' = m - v - v'` ([`op::KCOMB`]).
     pub fn kcomb(&mut self, d: Reg, v: Reg, m: Reg) {
         self.touch(&[Reg(d.0 + 1), Reg(v.0 + 1)]);
-        self.fq2_ops = true;
         self.push_op(op::KCOMB, d, v, m);
     }
     /// `d = a + b`
@@ -242,7 +238,6 @@ impl<F: Field> Asm<F> {
             entries: self.entries.into_iter().collect(),
             consts: self.consts,
             n_regs: u32::from(self.max_reg) + 1,
-            fq2_ops: self.fq2_ops,
         }
     }
 }
@@ -258,9 +253,6 @@ pub struct Program<F> {
     pub consts: Vec<F>,
     /// Registers used.
     pub n_regs: u32,
-    /// Whether it uses [`op::KSUM`] or [`op::KCOMB`], which only modules composed with
-    /// `VM_FQ2` run.
-    pub fq2_ops: bool,
 }
 
 /// What one run of a program did.
@@ -292,6 +284,14 @@ pub enum VmError {
 }
 
 impl<F: Field> Program<F> {
+    /// Whether it uses [`op::KSUM`] or [`op::KCOMB`], which only modules composed with
+    /// `VM_FQ2` run (every instruction's opcode is its low four bits).
+    pub fn fq2_ops(&self) -> bool {
+        self.code
+            .iter()
+            .any(|w| matches!(w & 15, op::KSUM | op::KCOMB))
+    }
+
     /// Where entry point `name` starts.
     pub fn entry(&self, name: &str) -> Result<u32, VmError> {
         self.entries

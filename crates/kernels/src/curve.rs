@@ -93,7 +93,7 @@ impl<C: GpuCurve> CurveVm<C> {
             ctx: ctx.clone(),
             workgroup_size,
             program: program.clone(),
-            module: curve_vm_fq2(C::GROUP, ctx.arith(), program.fq2_ops),
+            module: curve_vm_fq2(C::GROUP, ctx.arith(), program.fq2_ops()),
             code: ctx.storage_buffer(&format!("{} vm code", C::ID), &words)?,
             consts,
             _curve: PhantomData,

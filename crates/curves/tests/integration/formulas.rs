@@ -188,7 +188,7 @@ fn register_files_fit_the_shader_modules() {
         for x in Arith::ALL {
             let prog = C::program(x);
             assert!(prog.n_regs <= C::GROUP.vm_regs(), "{} {x}", C::ID);
-            assert_eq!(prog.fq2_ops, C::GROUP.vm_fq2_ops(x), "{} {x}", C::ID);
+            assert_eq!(prog.fq2_ops(), C::GROUP.vm_fq2_ops(x), "{} {x}", C::ID);
         }
         // Packed bases and registers: the host's layout is the shader's FE_PACKED.
         assert_eq!(

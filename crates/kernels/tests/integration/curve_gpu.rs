@@ -54,7 +54,7 @@ fn programs<C: GpuCurve>() -> Vec<&'static Program<C::Base>> {
     let mut progs: Vec<&'static Program<C::Base>> = Vec::new();
     for x in Arith::ALL {
         let p = C::program(x);
-        if !progs.iter().any(|q| q.fq2_ops == p.fq2_ops) {
+        if !progs.iter().any(|q| q.fq2_ops() == p.fq2_ops()) {
             progs.push(p);
         }
     }
@@ -64,7 +64,7 @@ fn programs<C: GpuCurve>() -> Vec<&'static Program<C::Base>> {
 fn check_ops<C: GpuCurve>(ctx: &GpuContext) {
     for prog in programs::<C>() {
         let vm = CurveVm::<C>::with_program(ctx, prog, 64).unwrap();
-        check_ops_of(&vm, prog.fq2_ops);
+        check_ops_of(&vm, prog.fq2_ops());
     }
 }
 
