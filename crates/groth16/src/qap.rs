@@ -353,6 +353,7 @@ pub async fn witness_map_rows_timed<F: NttField>(
         }
     })?;
     timings.products = t.elapsed().as_secs_f64();
+    tracing::debug!(n, "witness map: sparse products written");
     let constraint = unsatisfied.into_inner();
     if constraint != usize::MAX {
         return Err(WitnessMapError::Unsatisfied { constraint });
@@ -365,9 +366,11 @@ pub async fn witness_map_rows_timed<F: NttField>(
     let download = ntt.record_download(&mut enc, &dv, 0)?;
     let (_, submission) = ntt.submit_indexed(enc)?;
     timings.gpu = t.elapsed().as_secs_f64();
+    tracing::debug!(n, "witness map: transforms submitted");
     let t = clock();
     let h = ntt.finish_download(download, submission).await?;
     timings.download = t.elapsed().as_secs_f64();
+    tracing::debug!(n, "witness map: quotient downloaded");
     Ok(h)
 }
 

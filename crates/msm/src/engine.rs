@@ -347,7 +347,15 @@ impl<C: GpuCurve> GpuMsm<C> {
                 limit: shape.scalar_bits,
             });
         }
+        tracing::debug!(
+            group = C::ID,
+            n = scalars.len(),
+            sets,
+            c = shape.c,
+            "msm: submitting"
+        );
         let sums = self.finish(recorded, timings).await;
+        tracing::debug!(group = C::ID, "msm: window sums read back");
         let (left, seg_bits) = (
             s.left.clone(),
             (shape.c - 1) - shape.segments.trailing_zeros(),
@@ -367,6 +375,7 @@ impl<C: GpuCurve> GpuMsm<C> {
                 }
             })?;
         timings.host_combine += t.elapsed().as_secs_f64();
+        tracing::debug!(group = C::ID, "msm: windows combined");
         Ok(result)
     }
 
