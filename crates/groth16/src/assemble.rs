@@ -15,13 +15,13 @@ use ark_ff::Zero;
 use ark_groth16::Proof;
 #[cfg(not(target_arch = "wasm32"))]
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
-use zkgpu_msm::{MsmConfig, MsmError, PreparedScalars};
+use zkgpu_msm::{MsmConfig, MsmError};
 #[cfg(not(target_arch = "wasm32"))]
 use zkgpu_ntt::Direction;
 
 use crate::ProofTimings;
 use crate::error::ProveError;
-use crate::key::{GpuPairing, PreparedProvingKey};
+use crate::key::{GpuPairing, PreparedProvingKey, gather_kept};
 use crate::matrices::ConstraintRows;
 use crate::prover::GpuProver;
 use crate::qap::{WitnessMapTimings, witness_map_rows_timed};
@@ -119,9 +119,9 @@ impl<E: GpuPairing> GpuProver<E> {
         Ok((h_acc, wm, parts, t.elapsed().as_secs_f64()))
     }
 
-    /// MSM B in G2, then A, B in G1 and L as one MSM over three base sets: one conversion
-    /// and upload of the assignment as scalars, one digit decomposition and bucket sort, and
-    /// each later stage once for all three (arkworks skips B in G1 when r = 0; its sum is
+    /// MSM B in G2 (over the scalars of the bases it keeps), then A, B in G1 and L as one MSM
+    /// over three base sets: one upload of the assignment as scalars, one digit decomposition
+    /// and bucket sort, and each later stage once for all three (arkworks skips B in G1 when r = 0; its sum is
     /// then unused). B in G2 first: the longest MSM runs while the other half computes the
     /// sparse products on the CPU, and the witness map's transforms, submitted when those
     /// end, queue behind it rather than behind the G1 MSMs too (the queue is FIFO); H then
@@ -132,19 +132,25 @@ impl<E: GpuPairing> GpuProver<E> {
         full: &[E::ScalarField],
     ) -> Result<OthersHalf<E>, ProveError> {
         let cfg = MsmConfig::default();
-        // The conversion's time is counted in MSM B in G2.
         let t = Instant::now();
-        let assignment = PreparedScalars::new(&full[1..]);
+        // Field elements as the circuit gave them: each MSM converts them on the GPU.
+        let assignment = &full[1..];
+        let gathered = pk
+            .b_g2_kept
+            .as_ref()
+            .map(|kept| gather_kept(assignment, kept));
         let b2 = self
             .g2
-            .run_async(MsmRequest::new(&pk.b_g2, assignment.all()).config(cfg))
+            .run_async(
+                MsmRequest::new(&pk.b_g2, gathered.as_deref().unwrap_or(assignment)).config(cfg),
+            )
             .await
             .and_then(MsmOutput::sum)?;
         let tb2 = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let sums = self
             .g1
-            .run_async(MsmRequest::new(&pk.a_b_l, assignment.all()).config(cfg))
+            .run_async(MsmRequest::new(&pk.a_b_l, assignment).config(cfg))
             .await
             .map(MsmOutput::into_sums)?;
         let [a, b1, l] = split_a_b_l::<E>(sums)?;

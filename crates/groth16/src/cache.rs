@@ -333,6 +333,7 @@ impl<E: GpuPairing> GpuProver<E> {
         Ok(PreparedProvingKey {
             a_b_l,
             b_g2,
+            b_g2_kept: header.b_g2_kept,
             h,
             pvk: prepare_verifying_key(&header.vk),
             points: header.points,

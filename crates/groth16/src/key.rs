@@ -82,7 +82,12 @@ pub struct PreparedProvingKey<E: GpuPairing> {
     /// `num_inputs - 1` identities, as three base sets: all three pair with the assignment
     /// `full[1..]`.
     pub(crate) a_b_l: PreparedBases<E::GpuG1>,
+    /// The B-in-G2 query past its first element, its identities left out where
+    /// `b_g2_kept` lists the rest.
     pub(crate) b_g2: PreparedBases<E::GpuG2>,
+    /// Where B in G2 has enough identities to leave out ([`kept_bases`]): the indices into
+    /// `full[1..]` of the points `b_g2` holds, increasing; `None`: every point, in order.
+    pub(crate) b_g2_kept: Option<Arc<[u32]>>,
     pub(crate) h: PreparedBases<E::GpuG1>,
     pub(crate) points: KeyPoints<E>,
     pub(crate) pvk: PreparedVerifyingKey<E>,
@@ -146,6 +151,14 @@ impl<E: GpuPairing> PreparedProvingKey<E> {
             .a_b_l
             .context()
             .check(ctx.id(), "this prepared proving key's bases")?)
+    }
+
+    /// How many B-in-G2 bases are the identity and left out of its MSM (0 where too few are
+    /// for leaving them out to pay: fewer than one in 16).
+    pub fn identities_left_out(&self) -> usize {
+        self.b_g2_kept
+            .as_ref()
+            .map_or(0, |kept| self.a_b_l.len() - kept.len())
     }
 
     /// Bytes of GPU memory its bases take.
@@ -224,4 +237,82 @@ pub(crate) fn check_counts<E: GpuPairing>(
         }
     }
     Ok(())
+}
+
+/// Bases left out of a base vector when at least this share of them is the identity
+/// (1/`KEEP_ALL_BELOW` of the points): each left-out point saves a mixed addition in every
+/// window of its MSM, and the proof gathers the kept points' scalars on the host (about a
+/// millisecond for 2^20 scalars), which a few identities would not repay.
+pub(crate) const KEEP_ALL_BELOW: usize = 16;
+
+/// `points` without their identities, and the indices of those kept, where at least
+/// 1/[`KEEP_ALL_BELOW`] of them are the identity (B in G2 has one for every variable that no
+/// constraint's B side uses: a third of a Poseidon Merkle circuit's); else `None` and
+/// every point. The identity adds nothing to an MSM, so leaving it out changes no sum.
+pub(crate) fn kept_bases<A: ark_ec::AffineRepr>(points: &[A]) -> Option<(Vec<u32>, Vec<A>)> {
+    let identities = points.iter().filter(|p| p.is_zero()).count();
+    // None kept would be an MSM of no bases: every point stays instead.
+    if identities == 0 || identities == points.len() || identities * KEEP_ALL_BELOW < points.len() {
+        return None;
+    }
+    // Indices are u32: a key of 2^32 variables is beyond any GPU's memory.
+    u32::try_from(points.len()).ok()?;
+    let (kept, bases) = points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.is_zero())
+        .map(|(i, p)| (i as u32, *p))
+        .unzip();
+    Some((kept, bases))
+}
+
+/// `scalars[kept[j]]` for each `j`: the scalars of the bases [`kept_bases`] kept (on the host's
+/// threads natively). Indices past `scalars` are left out, as an MSM over the shorter of its
+/// bases and scalars would leave their bases out.
+pub(crate) fn gather_kept<F: Copy + Send + Sync>(scalars: &[F], kept: &[u32]) -> Vec<F> {
+    let end = kept.partition_point(|&i| (i as usize) < scalars.len());
+    let kept = &kept[..end];
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        kept.par_iter().map(|&i| scalars[i as usize]).collect()
+    }
+    #[cfg(target_arch = "wasm32")]
+    kept.iter().map(|&i| scalars[i as usize]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ark_bls12_381::{Fr, G2Affine};
+    use ark_ec::AffineRepr;
+
+    #[test]
+    fn identities_left_out_only_where_they_pay() {
+        let (g, o) = (G2Affine::generator(), G2Affine::zero());
+        // 1 identity in 16: left out, the indices of the rest kept in order.
+        let mut points = vec![g; 15];
+        points.insert(3, o);
+        let (kept, bases) = kept_bases(&points).expect("one in 16 is left out");
+        assert_eq!(kept, [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+        assert!(bases.iter().all(|p| !p.is_zero()) && bases.len() == 15);
+        // 1 in 17, none, or all of them: every point kept.
+        points.push(g);
+        assert!(kept_bases(&points).is_none());
+        assert!(kept_bases(&[g, g]).is_none());
+        assert!(kept_bases(&[o, o]).is_none());
+        assert!(kept_bases::<G2Affine>(&[]).is_none());
+    }
+
+    #[test]
+    fn gathered_scalars_follow_the_kept_indices() {
+        let scalars: Vec<Fr> = (0..10u64).map(Fr::from).collect();
+        let kept = [1u32, 4, 9, 12];
+        // Index 12 is past the scalars: left out, as an MSM over the shorter would.
+        assert_eq!(
+            gather_kept(&scalars, &kept),
+            [Fr::from(1u64), Fr::from(4u64), Fr::from(9u64)]
+        );
+        assert!(gather_kept(&scalars[..1], &kept).is_empty());
+    }
 }

@@ -15,6 +15,7 @@ use zkgpu_msm::{Fold, GpuMsm};
 use crate::error::ProveError;
 use crate::key::{
     GpuPairing, KeyLayout, KeyPoints, PreparedProvingKey, check_counts, circuit_matrices,
+    kept_bases,
 };
 use crate::matrices::{Qap, R1csMatrices};
 use crate::prover::GpuProver;
@@ -133,7 +134,10 @@ impl<E: GpuPairing> GpuProver<E> {
             .chain(pk.l_query.iter().copied())
             .collect();
         let a_b_l: [&[E::G1Affine]; 3] = [&pk.a_query[1..], &pk.b_g1_query[1..], &l_aligned];
-        let b_g2: [&[E::G2Affine]; 1] = [&pk.b_g2_query[1..]];
+        let b_g2_kept = kept_bases(&pk.b_g2_query[1..]);
+        let b_g2: [&[E::G2Affine]; 1] = [b_g2_kept
+            .as_ref()
+            .map_or(&pk.b_g2_query[1..], |(_, points)| points)];
         let h: [&[E::G1Affine]; 1] = [&pk.h_query];
         let fold = self.key_layout();
         Ok(PreparedProvingKey {
@@ -141,12 +145,13 @@ impl<E: GpuPairing> GpuProver<E> {
                 .g1
                 .prepare_sets_folded(&a_b_l, fold_for(fold, &self.g1, &a_b_l))
                 .await?,
-            // G2 stays unfolded: its folded bases made the accumulation's gathers slower by
-            // more than the reduction saved (docs/log/2026-11.md).
+            // B in G2 without its identities where they are many (`kept_bases`), laid out as
+            // the planner chooses for the points kept, like every base vector here.
             b_g2: self
                 .g2
                 .prepare_sets_folded(&b_g2, fold_for(fold, &self.g2, &b_g2))
                 .await?,
+            b_g2_kept: b_g2_kept.map(|(kept, _)| kept.into()),
             h: self
                 .g1
                 .prepare_sets_folded(&h, fold_for(fold, &self.g1, &h))

@@ -20,8 +20,9 @@ pub(super) const MAGIC: &[u8; 8] = b"ZKGPUPK\x01";
 /// Magic, header length, header digest.
 pub(super) const PREFIX: u64 = 8 + 8 + 32;
 /// The header's format version (4: BLS12-377 G1 bases stored in its twisted Edwards form,
-/// three registers a point; the layout's point size also tells them apart).
-const VERSION: u32 = 4;
+/// three registers a point; the layout's point size also tells them apart. 5: B in G2's
+/// kept indices, where its identities are left out).
+const VERSION: u32 = 5;
 
 /// blake3 of `bytes` (on the host's threads when large).
 pub(super) fn digest(bytes: &[u8]) -> blake3::Hash {
@@ -88,6 +89,8 @@ pub(super) struct Header<E: GpuPairing> {
     pub(super) matrices: Option<Arc<R1csMatrices<E::ScalarField>>>,
     /// A, B in G1 and L; B in G2; H.
     pub(super) layouts: [BasesLayout; 3],
+    /// The indices of the B-in-G2 bases stored, where its identities are left out.
+    pub(super) b_g2_kept: Option<Arc<[u32]>>,
     /// Every block of every part, in file order.
     pub(super) digests: Vec<[u8; 32]>,
 }
@@ -110,6 +113,7 @@ impl<E: GpuPairing> Header<E> {
             vk: p.pvk.vk.clone(),
             matrices: p.matrices.get().cloned(),
             layouts,
+            b_g2_kept: p.b_g2_kept.clone(),
             digests: vec![[0; 32]; blocks],
         }
     }
@@ -149,6 +153,13 @@ impl<E: GpuPairing> Header<E> {
         }
         for l in &self.layouts {
             encode_layout(&mut w, l);
+        }
+        match &self.b_g2_kept {
+            None => put_u64(&mut w, 0),
+            Some(kept) => {
+                put_u64(&mut w, 1);
+                put_u32s(&mut w, kept);
+            }
         }
         put_u64(&mut w, self.digests.len() as u64);
         for d in &self.digests {
@@ -206,6 +217,11 @@ impl<E: GpuPairing> Header<E> {
             decode_layout(&mut r)?,
             decode_layout(&mut r)?,
         ];
+        let b_g2_kept = match r.u64()? {
+            0 => None,
+            1 => Some(r.u32s()?.into()),
+            x => return Err(r.corrupt(&format!("kept-bases flag {x}"))),
+        };
         let count = r.usize()?;
         let raw = r.take(count.checked_mul(32).ok_or_else(|| r.corrupt("digests"))?)?;
         let digests = raw
@@ -231,6 +247,7 @@ impl<E: GpuPairing> Header<E> {
             vk,
             matrices,
             layouts,
+            b_g2_kept,
             digests,
         };
         header.check(&r)?;
@@ -255,7 +272,7 @@ impl<E: GpuPairing> Header<E> {
             && abl.sets == 3
             && abl.len == vars - 1
             && bg2.sets == 1
-            && bg2.len == vars - 1
+            && kept_fits(self.b_g2_kept.as_deref(), bg2.len, vars - 1)
             && h.sets == 1
             && h.len == self.qap.h_query_len(self.domain_size);
         if !ok {
@@ -272,6 +289,19 @@ impl<E: GpuPairing> Header<E> {
                 .map_err(|e| r.corrupt(&format!("matrices: {e}")))?;
         }
         Ok(())
+    }
+}
+
+/// Whether `kept` (B in G2's kept indices, if any) agrees with its layout's `stored` points
+/// out of `all`: increasing indices below `all`, one a stored point; without them, every point.
+fn kept_fits(kept: Option<&[u32]>, stored: usize, all: usize) -> bool {
+    match kept {
+        None => stored == all,
+        Some(kept) => {
+            kept.len() == stored
+                && kept.windows(2).all(|w| w[0] < w[1])
+                && kept.last().is_none_or(|&i| (i as usize) < all)
+        }
     }
 }
 
@@ -453,4 +483,22 @@ fn decode_layout(r: &mut Reader<'_>) -> Result<BasesLayout, CacheError> {
         fold,
         parts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kept_fits;
+
+    #[test]
+    fn kept_indices_must_fit_their_layout() {
+        assert!(kept_fits(None, 5, 5));
+        assert!(!kept_fits(None, 4, 5));
+        assert!(kept_fits(Some(&[0, 2, 4]), 3, 5));
+        assert!(kept_fits(Some(&[]), 0, 5));
+        // Another count than stored, not increasing, or past the key's variables.
+        assert!(!kept_fits(Some(&[0, 2, 4]), 4, 5));
+        assert!(!kept_fits(Some(&[0, 2, 2]), 3, 5));
+        assert!(!kept_fits(Some(&[2, 0, 4]), 3, 5));
+        assert!(!kept_fits(Some(&[0, 2, 5]), 3, 5));
+    }
 }
