@@ -60,6 +60,7 @@ impl<E: GpuPairing> GpuProver<E> {
         overlap: bool,
         timings: &mut ProofTimings,
     ) -> Result<Proof<E>, ProveError> {
+        tracing::debug!("proof: GPU work begins");
         // Both halves use the G1 pipelines: build them first, once.
         self.g1.build_pipelines().await?;
         #[cfg(not(target_arch = "wasm32"))]
@@ -139,6 +140,7 @@ impl<E: GpuPairing> GpuProver<E> {
             .b_g2_kept
             .as_ref()
             .map(|kept| gather_kept(assignment, kept));
+        tracing::debug!("proof: B in G2's scalars gathered");
         let b2 = self
             .g2
             .run_async(

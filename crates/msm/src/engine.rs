@@ -306,6 +306,7 @@ impl<C: GpuCurve> GpuMsm<C> {
             p.acc_split = Some(self.split_pipeline().await?);
         }
         let s = self.take_scratch(shape)?;
+        tracing::debug!(group = C::ID, "msm: scratch ready");
         // Field elements as stored (Montgomery form), converted on the GPU where the scalar
         // field has a module and no width is to be checked, else canonical.
         // `MsmConfig::host_scalars` converts on the host regardless.
@@ -352,6 +353,8 @@ impl<C: GpuCurve> GpuMsm<C> {
             n = scalars.len(),
             sets,
             c = shape.c,
+            write_ms = write_time * 1e3,
+            record_ms = record_time * 1e3,
             "msm: submitting"
         );
         let sums = self.finish(recorded, timings).await;
