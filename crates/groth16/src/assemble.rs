@@ -122,11 +122,11 @@ impl<E: GpuPairing> GpuProver<E> {
 
     /// MSM B in G2 (over the scalars of the bases it keeps), then A, B in G1 and L as one MSM
     /// over three base sets: one upload of the assignment as scalars, one digit decomposition
-    /// and bucket sort, and each later stage once for all three (arkworks skips B in G1 when r = 0; its sum is
-    /// then unused). B in G2 first: the longest MSM runs while the other half computes the
-    /// sparse products on the CPU, and the witness map's transforms, submitted when those
-    /// end, queue behind it rather than behind the G1 MSMs too (the queue is FIFO); H then
-    /// overlaps the G1 MSMs.
+    /// and bucket sort, and each later stage once for all three (arkworks skips B in G1 when
+    /// r = 0; its sum is then unused). B in G2 first: the longest MSM runs while the other
+    /// half computes the sparse products on the CPU, and the witness map's transforms,
+    /// submitted when those end, queue behind it rather than behind the G1 MSMs too (the
+    /// queue is FIFO); H then overlaps the G1 MSMs.
     async fn others_half(
         &self,
         pk: &PreparedProvingKey<E>,
@@ -140,7 +140,10 @@ impl<E: GpuPairing> GpuProver<E> {
             .b_g2_kept
             .as_ref()
             .map(|kept| gather_kept(assignment, kept));
-        tracing::debug!("proof: B in G2's scalars gathered");
+        tracing::debug!(
+            gathered = gathered.is_some(),
+            "proof: B in G2's scalars ready"
+        );
         let b2 = self
             .g2
             .run_async(

@@ -156,6 +156,8 @@ impl<E: GpuPairing> PreparedProvingKey<E> {
     /// How many B-in-G2 bases are the identity and left out of its MSM (0 where too few are
     /// for leaving them out to pay: fewer than one in 16).
     pub fn identities_left_out(&self) -> usize {
+        // B in G2 had a base for each of the assignment's scalars past the first, as each
+        // set of A, B in G1 and L has.
         self.b_g2_kept
             .as_ref()
             .map_or(0, |kept| self.a_b_l.len() - kept.len())

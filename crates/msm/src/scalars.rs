@@ -6,9 +6,12 @@ use rayon::prelude::*;
 use zkgpu_limbs::RawMontgomery;
 use zkgpu_runtime::{GpuContext, wgpu};
 
-/// Scalars converted once to the words the GPU reads (canonical, 8 little-endian u32 words
-/// each), for several MSMs with the same scalars: Groth16's A, B in G1 and B in G2 share the
-/// assignment, and L takes a tail of it ([`PreparedScalars::tail`]).
+/// Scalars converted once on the host to the words the GPU reads (canonical, 8 little-endian
+/// u32 words each), for several MSMs with the same scalars that would each convert them on
+/// the host: a `MsmConfig::scalar_bits` below the field's (the width is checked there) or a
+/// scalar field without a GPU module. Elsewhere field elements cost the host nothing: the GPU
+/// converts them (`msm_digits_from_montgomery`). A tail serves an MSM over the later scalars
+/// ([`PreparedScalars::tail`]).
 #[derive(Clone, Debug)]
 pub struct PreparedScalars<F> {
     pub(crate) words: Vec<u32>,
