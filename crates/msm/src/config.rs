@@ -166,8 +166,8 @@ pub const MAX_FOLDED_DEFAULT_WINDOW: u32 = 20;
 /// when a storage binding holds `max_binding` bytes: about `log2 n` bits (at most
 /// [`MAX_FOLDED_DEFAULT_WINDOW`]) when the levels then cover every window, so that all digit
 /// windows add into one bucket window, or when there are two levels or more and at least
-/// [`WIDE_PARTIAL_FOLD_MIN`] points (prime-field groups), or levels that leave at most two
-/// bucket windows of at least [`WIDE_PARTIAL_FOLD_MIN_FQ2`] points (the G2 groups); else
+/// `WIDE_PARTIAL_FOLD_MIN` points (prime-field groups), or levels that leave at most two
+/// bucket windows of at least `WIDE_PARTIAL_FOLD_MIN_FQ2` points (the G2 groups); else
 /// [`default_window_bits`]. With one bucket window
 /// the reduction no longer grows with the window count, and wider windows mean fewer windows,
 /// so fewer additions, to accumulate (docs/log/2026-11.md). Narrowed until the bucket sums

@@ -31,7 +31,7 @@ pub struct CostModel {
     /// (docs/msm.md: 2^22 BN254 G1 points in 13 levels, 3.49 GB, accumulated 35 times
     /// slower per entry on the H100 than the same levels of 2^21 points).
     pub reach_bytes: u64,
-    /// Whether the constants were measured on this device ([`GpuMsm::calibrate`]).
+    /// Whether the constants were measured on this device ([`crate::GpuMsm::calibrate`]).
     pub measured: bool,
 }
 
