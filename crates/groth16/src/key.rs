@@ -73,8 +73,8 @@ pub(crate) struct KeyPoints<E: Pairing> {
 /// A proving key with its five base vectors on the GPU, reusable across proofs, and its
 /// circuit's R1CS matrices once known.
 ///
-/// The matrices come from [`GpuProver::prepare_for`] (a setup-mode synthesis), from a cache
-/// file ([`GpuProver::prepare_cached`]), or else from the first proof whose synthesis built
+/// The matrices come from [`crate::GpuProver::prepare_for`] (a setup-mode synthesis), from a cache
+/// file ([`crate::GpuProver::prepare_cached`]), or else from the first proof whose synthesis built
 /// them and whose proof verified; every proof after that synthesizes the witness alone.
 #[derive(Debug)]
 pub struct PreparedProvingKey<E: GpuPairing> {
