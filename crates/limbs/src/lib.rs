@@ -37,7 +37,7 @@ pub use encode::{
 pub use fields::{Emulator, Fq2Emulator, KnownField, KnownFq2};
 pub use params::{FieldParams, LIMB_BITS, LIMB_MASK};
 pub use program::{Overflow, Program};
-pub use wide::{Arith, WideEmulator, WideLayout, native_words};
+pub use wide::{Arith, Chains, WideEmulator, WideLayout, native_words};
 
 /// Errors of this crate.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

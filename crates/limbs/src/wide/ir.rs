@@ -73,8 +73,10 @@ pub enum W {
     Or64(Box<W>, Box<W>),
     /// `fma(a, b, c)` on `f64`; `a` and `b` must be integers in `[0, 2^52)`.
     Fma(Box<W>, Box<W>, Box<W>),
-    /// `f64` `l - r`.
+    /// `f64` `l - r`, which must be exact (the emulator checks it).
     FSub(Box<W>, Box<W>),
+    /// `f64` `l + r`, which must be exact (the emulator checks it).
+    FAdd(Box<W>, Box<W>),
     /// `bitcast<f64>` of a `u64` whose exact value is its bits.
     FromBits(Box<W>),
     /// `bitcast<u64>` of an `f64`.
@@ -105,6 +107,7 @@ impl W {
     ctor!(or64, Or64, l, r);
     ctor!(fma, Fma, a, b, c);
     ctor!(fsub, FSub, l, r);
+    ctor!(fadd, FAdd, l, r);
     ctor!(from_bits, FromBits, e);
     ctor!(to_bits, ToBits, e);
     ctor!(select, Select, cond, if_true, if_false);
@@ -167,7 +170,7 @@ impl W {
             | W::And64(..)
             | W::Or64(..)
             | W::ToBits(_) => Ty::U64,
-            W::F64(_) | W::Fma(..) | W::FSub(..) | W::FromBits(_) => Ty::F64,
+            W::F64(_) | W::Fma(..) | W::FSub(..) | W::FAdd(..) | W::FromBits(_) => Ty::F64,
             W::Var(_, t) => *t,
             W::Select(_, t, _) => t.ty(),
         }
@@ -185,6 +188,11 @@ pub struct WideFault {
     pub stmt: usize,
     /// What went wrong.
     pub what: String,
+}
+
+/// An integral `f64` as an exact integer (every `f64` integer below `2^127` is one).
+fn int_of(x: f64) -> Option<i128> {
+    (x.fract() == 0.0 && x.abs() < 2f64.powi(126)).then_some(x as i128)
 }
 
 /// A value of the emulator.
@@ -309,7 +317,7 @@ impl WideProgram {
                     walk(b, c);
                     walk(d, c);
                 }
-                W::FSub(l, r) => {
+                W::FSub(l, r) | W::FAdd(l, r) => {
                     c.0 += 1;
                     walk(l, c);
                     walk(r, c);
@@ -506,7 +514,19 @@ impl WideProgram {
                 }
                 Val::F64(if fused { a.mul_add(b, c) } else { a * b + c })
             }
-            W::FSub(l, r) => Val::F64(f64_of(l)? - f64_of(r)?),
+            W::FSub(l, r) | W::FAdd(l, r) => {
+                let (l, r) = (f64_of(l)?, f64_of(r)?);
+                let (v, exact) = if matches!(e, W::FSub(..)) {
+                    (l - r, int_of(l).zip(int_of(r)).map(|(l, r)| l - r))
+                } else {
+                    (l + r, int_of(l).zip(int_of(r)).map(|(l, r)| l + r))
+                };
+                // Integer operands: the result must be their exact sum or difference.
+                if exact.is_some_and(|x| int_of(v) != Some(x)) {
+                    return Err(fault(format!("f64 {l} and {r}: the result {v} is rounded")));
+                }
+                Val::F64(v)
+            }
             W::FromBits(x) => Val::F64(f64::from_bits(in_u64(u64_of(x)?, "bitcast")?)),
             W::ToBits(x) => {
                 let bits = f64_of(x)?.to_bits();
@@ -614,6 +634,7 @@ impl WideProgram {
             W::And64(x, m) => format!("{} & {m}lu", o(x)),
             W::Fma(a, b, c) => format!("fma({}, {}, {})", self.expr(a), self.expr(b), self.expr(c)),
             W::FSub(l, r) => format!("{} - {}", o(l), o(r)),
+            W::FAdd(l, r) => format!("{} + {}", o(l), o(r)),
             W::FromBits(x) => format!("bitcast<f64>({})", self.expr(x)),
             W::ToBits(x) => format!("bitcast<u64>({})", self.expr(x)),
             W::Select(c, t, f) => {
@@ -661,6 +682,26 @@ mod tests {
         let x = b.bind("x", W::fma(big.clone(), big, W::F64(0.0)));
         let p = b.finish(vec![W::lo32(W::to_bits(x))], "array<u32, 1>");
         assert!(p.eval(&[&[0]]).is_err());
+    }
+
+    #[test]
+    fn rounded_f64_additions_are_faults() {
+        let run = |x: f64, y: f64| {
+            let mut b = WideBuilder::new("t", "test", vec![1], "array<u32, 1>");
+            let s = b.bind("s", W::fadd(W::F64(x), W::F64(y)));
+            let d = b.bind("d", W::fsub(s, W::F64(y)));
+            let p = b.finish(vec![W::lo32(W::to_bits(d))], "array<u32, 1>");
+            let w = p.to_wgsl("fq");
+            assert!(
+                w.contains("let s = 900719925474099") && w.contains("lf + "),
+                "{w}"
+            );
+            p.eval(&[&[0]])
+        };
+        // 2^53 + 2 is exact; 2^53 + 1 rounds (to 2^53), which the emulator must refuse.
+        assert!(run(2.0 * TWO_52, 2.0).is_ok());
+        assert!(run(2.0 * TWO_52, 1.0).is_err());
+        assert!(run(2.0 * TWO_52 + 2.0, 1.0).is_err());
     }
 
     #[test]

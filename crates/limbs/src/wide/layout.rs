@@ -14,8 +14,8 @@ pub enum Arith {
     Portable,
     /// 30-bit limbs whose products are `u64`, summed in `u64` columns (`SHADER_INT64`).
     Int64,
-    /// 51- or 52-bit limbs in `f64`, each product split exactly by two fused multiply-adds
-    /// into parts summed in `u64` columns (`SHADER_F64` and `SHADER_INT64`).
+    /// 49- to 52-bit limbs in `f64`, each product split exactly by two fused multiply-adds
+    /// into parts summed in `f64` chains and `u64` columns (`SHADER_F64` and `SHADER_INT64`).
     F64,
 }
 
@@ -82,6 +82,35 @@ pub struct WideLayout {
     pub p: Vec<u64>,
     /// `-p^-1 mod 2^w`.
     pub minv: u64,
+    /// f64: which limb products sum their parts in `f64` chains (docs/limbs.md, "Chains").
+    pub chains: Chains,
+}
+
+/// Which `f64` limb products sum their two parts in `f64` chains instead of `u64` columns
+/// (docs/limbs.md, "Chains"): a chained product costs one more `f64` operation and no
+/// integer addition, so the choice balances the float and integer pipes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chains {
+    /// Every part is added to its `u64` column.
+    None,
+    /// The products of `a b`.
+    Products,
+    /// The reduction's products `m p`.
+    Reduction,
+    /// Every product.
+    All,
+}
+
+impl Chains {
+    /// Whether the products of `a b` are chained.
+    pub fn products(self) -> bool {
+        matches!(self, Chains::Products | Chains::All)
+    }
+
+    /// Whether the reduction's products are chained.
+    pub fn reduction(self) -> bool {
+        matches!(self, Chains::Reduction | Chains::All)
+    }
 }
 
 impl WideLayout {
@@ -99,10 +128,29 @@ impl WideLayout {
             Arith::Int64 => Some(layout(30)),
             // 51-bit limbs take 3 f64 operations a product, 52-bit ones 4 (docs/limbs.md):
             // the cheaper of the two for this field's size.
-            Arith::F64 => [layout(51), layout(52)]
-                .into_iter()
-                .min_by_key(|l| l.f64_cost()),
+            Arith::F64 => {
+                let plain = [layout(51), layout(52)]
+                    .into_iter()
+                    .min_by_key(|l| l.f64_cost())
+                    .expect("two candidates");
+                Some(Self::chained(p, plain.limbs).unwrap_or(plain))
+            }
         }
+    }
+
+    /// The chained `f64` layout of `p` with `k` limbs where one exists: limbs of
+    /// `w = 52 - log2(k)` bits (`k` rounded up to a power of two), so that a chain holds a
+    /// column's `k` products, with every product chained (docs/limbs.md, "Chains"). Where
+    /// `k w` falls below `13 n` (the scalar fields: 5 limbs of 49 bits are not 260) there
+    /// is none.
+    fn chained(p: &FieldParams, k: usize) -> Option<Self> {
+        let bits = LIMB_BITS as usize * p.n_limbs;
+        let w = 52 - k.next_power_of_two().trailing_zeros();
+        (w as usize * k >= bits).then(|| {
+            let mut l = Self::with(Arith::F64, p, w, k);
+            l.chains = Chains::All;
+            l
+        })
     }
 
     fn with(arith: Arith, p: &FieldParams, w: u32, k: usize) -> Self {
@@ -131,6 +179,7 @@ impl WideLayout {
             words: p.packed_words(),
             p: p_limbs,
             minv,
+            chains: Chains::None,
         }
     }
 
@@ -143,6 +192,12 @@ impl WideLayout {
     /// additions per product.
     fn f64_cost(&self) -> usize {
         2 * self.limbs * self.limbs * (self.f64_ops_per_product() + 2)
+    }
+
+    /// Terms an `f64` chain holds: `2^(52 - w)` (docs/limbs.md, "Chains"), 1 for 52-bit
+    /// limbs.
+    pub fn chain_cap(&self) -> usize {
+        1 << 52u32.saturating_sub(self.limb_bits)
     }
 
     /// `2^w - 1`.
@@ -179,9 +234,12 @@ mod tests {
     }
 
     #[test]
-    fn f64_picks_51_bits_for_base_fields_and_52_for_scalar_fields() {
+    fn f64_chains_the_381_bit_fields_and_picks_52_bits_for_scalar_fields() {
         let fq = WideLayout::new(Arith::F64, &KnownField::Bls12_381Fq.params()).expect("f64");
-        assert_eq!((fq.limb_bits, fq.limbs, fq.shift), (51, 8, 18));
+        assert_eq!((fq.limb_bits, fq.limbs, fq.shift), (49, 8, 2));
+        assert_eq!((fq.chains, fq.chain_cap()), (Chains::All, 8));
+        let bn = WideLayout::new(Arith::F64, &KnownField::Bn254Fq.params()).expect("f64");
+        assert_eq!((bn.limb_bits, bn.limbs, bn.chains), (52, 5, Chains::None));
         let fr = WideLayout::new(Arith::F64, &KnownField::Bls12_381Fr.params()).expect("f64");
         assert_eq!((fr.limb_bits, fr.limbs, fr.shift), (52, 5, 0));
     }

@@ -13,7 +13,7 @@ mod mont;
 mod native;
 
 pub use ir::{WideFault, WideProgram};
-pub use layout::{Arith, WideLayout};
+pub use layout::{Arith, Chains, WideLayout};
 pub use native::native_words;
 
 use crate::params::FieldParams;
@@ -36,9 +36,16 @@ pub fn wide_programs(l: &WideLayout, lazy: bool) -> Vec<WideProgram> {
 
 /// The comment lines that head a wide module of field `p`.
 pub fn wide_header(p: &FieldParams, l: &WideLayout) -> Vec<String> {
+    let chains = match l.chains {
+        Chains::None => String::new(),
+        c => format!(
+            "; products summed in f64 chains of {} ({c:?})",
+            l.chain_cap()
+        ),
+    };
     vec![
         format!(
-            "{} limbs of {} bits; the first operand enters shifted up by {} bits; -p^-1 mod 2^{} = {}",
+            "{} limbs of {} bits; the first operand enters shifted up by {} bits; -p^-1 mod 2^{} = {}{chains}",
             l.limbs, l.limb_bits, l.shift, l.limb_bits, l.minv
         ),
         format!(

@@ -11,6 +11,9 @@
 use super::bits::{Piece, arg_pieces, digits, field64};
 use super::ir::{TWO_52, Ty, W, WideBuilder, WideProgram};
 use super::layout::{Arith, WideLayout};
+
+/// `1.5 2^52`: a low chain's start; `bits(1.5 2^52)` is a low term's constant part.
+const LO_BASE: f64 = 1.5 * TWO_52;
 use super::native::{native_pieces, native_result, native_words};
 
 /// Where the operands come from and where the result goes.
@@ -50,7 +53,7 @@ impl Split {
         let c1 = 2f64.powi(w as i32 + 52);
         Self {
             c1,
-            c2: (w == 51).then(|| c1 + 3.0 * 2f64.powi(51)),
+            c2: (w <= 51).then(|| c1 + 3.0 * 2f64.powi(51)),
         }
     }
 
@@ -74,6 +77,10 @@ struct Gen<'a> {
     cols: Vec<Option<W>>,
     /// The constant part of each column's bit-pattern terms not yet subtracted.
     pending: Vec<i128>,
+    /// Each column's `f64` chain of high parts (`C1 + S 2^w`) and its term count.
+    hi: Vec<Option<(W, usize)>>,
+    /// Each column's `f64` chain of low parts (`1.5 2^52 + sum L`) and its term count.
+    lo: Vec<Option<(W, usize)>>,
     serial: usize,
 }
 
@@ -126,10 +133,11 @@ impl<'a> Gen<'a> {
     }
 
     /// Adds the product of limbs `x` and `y` (an `f64` literal or `u32` for constants) at
-    /// column `c`.
-    fn product(&mut self, c: usize, x: &W, y: &W) {
+    /// column `c`, through the `f64` chains where `chained`.
+    fn product(&mut self, c: usize, x: &W, y: &W, chained: bool) {
         match self.split {
             None => self.add(c, W::mul_wide(x.clone(), y.clone()), 0),
+            Some(s) if chained => self.chained(s, c, x, y),
             Some(s) => {
                 let hi = self.fresh("h");
                 let hi = self.b.bind(hi, W::fma(x.clone(), y.clone(), W::F64(s.c1)));
@@ -148,8 +156,57 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The product `x y` at column `c` through the chains: `hi = fma(x, y, acc)` rounds
+    /// `x y + acc` to a multiple of `2^w` in `C1`'s binade (`acc` is one), `acc - hi` is
+    /// exact (Sterbenz), so `fma(x, y, acc - hi)` is the exact signed low part `L`, which
+    /// the low chain of column `c` adds. A chain holds `chain_cap` terms: the high parts' sum
+    /// stays below `2^52 2^w` and the low parts' within `2^51` of the start.
+    fn chained(&mut self, s: Split, c: usize, x: &W, y: &W) {
+        let cap = self.l.chain_cap();
+        let (acc, n) = match self.hi[c + 1].take() {
+            Some((acc, n)) if n < cap => (acc, n),
+            full => {
+                if let Some((acc, _)) = full {
+                    self.add(c + 1, W::to_bits(acc), s.k_hi());
+                }
+                (W::F64(s.c1), 0)
+            }
+        };
+        let hi = self.fresh("h");
+        let hi = self.b.bind(hi, W::fma(x.clone(), y.clone(), acc.clone()));
+        let lo = self.fresh("l");
+        let lo = self
+            .b
+            .bind(lo, W::fma(x.clone(), y.clone(), W::fsub(acc, hi.clone())));
+        self.hi[c + 1] = Some((hi, n + 1));
+        let (sum, m) = match self.lo[c].take() {
+            Some((sum, m)) if m < cap => (W::fadd(sum, lo), m),
+            full => {
+                if let Some((sum, _)) = full {
+                    self.add(c, W::to_bits(sum), Split::k_lo());
+                }
+                (W::fadd(W::F64(LO_BASE), lo), 0)
+            }
+        };
+        let q = self.fresh("q");
+        let sum = self.b.bind(q, sum);
+        self.lo[c] = Some((sum, m + 1));
+    }
+
+    /// Adds column `c`'s open chains to its `u64` accumulator.
+    fn flush(&mut self, c: usize) {
+        if let Some((acc, _)) = self.hi[c].take() {
+            let k = self.split.expect("chains are f64").k_hi();
+            self.add(c, W::to_bits(acc), k);
+        }
+        if let Some((sum, _)) = self.lo[c].take() {
+            self.add(c, W::to_bits(sum), Split::k_lo());
+        }
+    }
+
     /// Column `c` with its pending constant removed: its exact value.
     fn exact(&mut self, c: usize) -> W {
+        self.flush(c);
         let v = self.cols[c].clone().expect("column written");
         let k = std::mem::take(&mut self.pending[c]);
         if k != 0 {
@@ -161,6 +218,7 @@ impl<'a> Gen<'a> {
     /// The reduction digit of column `i` (exact): `m = c_i (-p^-1) mod 2^w`.
     fn digit(&mut self, i: usize) -> W {
         let l = self.l;
+        self.flush(i);
         // Only the column's low w bits are read: its pending constant matters modulo 2^w.
         let col = self.cols[i].clone().expect("column written");
         let k = self.pending[i].rem_euclid(1i128 << l.limb_bits);
@@ -195,7 +253,7 @@ impl<'a> Gen<'a> {
             match pj {
                 0 => {}
                 1 if self.split.is_none() => self.add(i + j, W::widen(m.clone()), 0),
-                _ => self.product(i + j, m, &lit),
+                _ => self.product(i + j, m, &lit, l.chains.reduction()),
             }
         }
         let col = self.exact(i);
@@ -289,6 +347,8 @@ pub(crate) fn mont_mul(l: &WideLayout, name: &str, form: Form, finish: Finish) -
         split,
         cols: vec![None; 2 * l.limbs + 1],
         pending: vec![0; 2 * l.limbs + 1],
+        hi: vec![None; 2 * l.limbs + 1],
+        lo: vec![None; 2 * l.limbs + 1],
         serial: 0,
     };
     if split.is_some() {
@@ -298,7 +358,7 @@ pub(crate) fn mont_mul(l: &WideLayout, name: &str, form: Form, finish: Finish) -
     let b = g.operand(1, form, 0);
     for (i, ai) in a.iter().enumerate() {
         for (j, bj) in b.iter().enumerate() {
-            g.product(i + j, ai, bj);
+            g.product(i + j, ai, bj, l.chains.products());
         }
     }
     if split.is_none() {
