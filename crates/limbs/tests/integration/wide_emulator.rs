@@ -9,7 +9,8 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use num_bigint::BigUint;
 use num_traits::One;
 use zkgpu_limbs::{
-    Arith, KnownField, LimbEncode, WideLayout, decode, encode, native_words, pack_limbs,
+    Arith, Chains, KnownField, LimbEncode, WideEmulator, WideLayout, decode, encode, native_words,
+    pack_limbs,
 };
 
 fn packed(f: KnownField, limbs: &[u32]) -> Vec<u32> {
@@ -99,6 +100,37 @@ fn ranges_and_saturated_limbs() {
                     .run("mul_packed", &[&packed(f, &la), &packed(f, &lb)])
                     .unwrap_or_else(|x| panic!("{x}"));
                 assert_eq!(out, packed(f, &p.to_limbs(&expect(a, b))));
+            }
+        }
+    }
+}
+
+/// Every choice of chained products (docs/limbs.md, "Chains"), not only the one each field's
+/// layout makes, at the ends of the range: each stays exact at its width (the 52-bit layouts'
+/// chains hold one term, the 49-bit ones eight).
+#[test]
+fn every_chain_choice_is_exact() {
+    for f in KnownField::ALL {
+        let p = f.params();
+        let r_inv = p.r().modinv(&p.modulus).unwrap();
+        let xs = stress_values(&(&p.modulus * 2u32), 13);
+        for chains in [
+            Chains::None,
+            Chains::Products,
+            Chains::Reduction,
+            Chains::All,
+        ] {
+            let mut l = f.wide_layout(Arith::F64).unwrap();
+            l.chains = chains;
+            let e = WideEmulator::new(&l, false);
+            for (i, a) in xs.iter().enumerate() {
+                let b = &xs[(i * 3 + 1) % xs.len()];
+                let expect = p.to_limbs(&((a * b * &r_inv) % &p.modulus));
+                let (la, lb) = (p.to_limbs(a), p.to_limbs(b));
+                let out = e
+                    .run("mul_packed", &[&packed(f, &la), &packed(f, &lb)])
+                    .unwrap_or_else(|x| panic!("{} {chains:?}: {x}", p.name));
+                assert_eq!(out, packed(f, &expect), "{} {chains:?}", p.name);
             }
         }
     }
