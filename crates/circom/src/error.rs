@@ -73,6 +73,11 @@ impl From<ProveError> for CircomError {
 }
 
 impl CircomError {
+    /// Whether the GPU ran out of memory ([`ProveError::is_out_of_memory`]).
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, Self::Prove(e) if e.is_out_of_memory())
+    }
+
     pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
         Self::Io {
             path: path.to_owned(),

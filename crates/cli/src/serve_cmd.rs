@@ -30,6 +30,11 @@ pub struct LaneArgs {
     /// Keys each lane keeps prepared on its GPU.
     #[arg(long, default_value_t = 4)]
     resident_keys: usize,
+    /// GiB of GPU memory a lane's prepared keys may hold together (least recently used out
+    /// first) [default: no bound beyond --resident-keys]. Whatever the bound, a key that runs
+    /// out of GPU memory while being prepared is prepared again after the lane's others go.
+    #[arg(long)]
+    resident_gib: Option<f64>,
     /// Lanes per GPU: with two, one lane's CPU steps overlap the other's GPU work. A
     /// `zkgpu worker` fetches and parses each witness: at 2^20 it needed four.
     #[arg(long, default_value_t = 2)]
@@ -52,6 +57,7 @@ impl LaneArgs {
             lease: Duration::from_secs(self.lease_secs.max(1)),
             max_attempts: self.max_attempts.max(1),
             resident_keys: self.resident_keys.max(1),
+            resident_bytes: self.resident_gib.map(gib_bytes),
             lanes_per_device: self.lanes_per_device.max(1),
             keep: Duration::from_secs(self.keep_hours * 3600),
             cache_dir: cache.map(Path::to_owned),

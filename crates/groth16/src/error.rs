@@ -83,6 +83,20 @@ pub enum ProveError {
     Ntt(#[from] NttError),
 }
 
+impl ProveError {
+    /// Whether the GPU ran out of memory (directly, in an MSM or in the witness map): the
+    /// same work may fit once other GPU memory (e.g. other prepared keys) is freed.
+    pub fn is_out_of_memory(&self) -> bool {
+        use zkgpu_runtime::GpuError::OutOfMemory;
+        matches!(
+            self,
+            Self::Gpu(OutOfMemory { .. })
+                | Self::Msm(MsmError::Gpu(OutOfMemory { .. }))
+                | Self::Ntt(NttError::Gpu(OutOfMemory { .. }))
+        )
+    }
+}
+
 impl From<WitnessMapError> for ProveError {
     fn from(e: WitnessMapError) -> Self {
         match e {
@@ -127,4 +141,22 @@ pub enum CacheError {
         /// Why.
         what: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zkgpu_runtime::GpuError;
+
+    #[test]
+    fn out_of_memory_is_found_at_every_depth() {
+        let oom = || GpuError::OutOfMemory {
+            context: "test".into(),
+        };
+        assert!(ProveError::Gpu(oom()).is_out_of_memory());
+        assert!(ProveError::Msm(MsmError::Gpu(oom())).is_out_of_memory());
+        assert!(ProveError::Ntt(NttError::Gpu(oom())).is_out_of_memory());
+        assert!(!ProveError::Gpu(GpuError::Device("lost".into())).is_out_of_memory());
+        assert!(!ProveError::ProofRejected.is_out_of_memory());
+    }
 }

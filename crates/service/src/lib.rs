@@ -23,6 +23,7 @@ mod ids;
 mod keys;
 pub mod load;
 mod metrics;
+mod resident;
 mod schema;
 mod server;
 mod witness;

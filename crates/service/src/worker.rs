@@ -21,6 +21,7 @@ use crate::error::{ErrorCode, Result, ServiceError};
 use crate::events::Events;
 use crate::keys::{KeyStore, PartFile};
 use crate::metrics::Metrics;
+use crate::resident::{Limits, Resident};
 use crate::witness::WitnessStore;
 
 /// How workers claim and prove.
@@ -36,6 +37,11 @@ pub struct WorkerConfig {
     pub poll: Duration,
     /// Keys each lane keeps prepared on its GPU (the least recently used one goes first).
     pub resident_keys: usize,
+    /// GPU bytes a lane's prepared keys may hold together (least recently used out first;
+    /// `None`: bounded by `resident_keys` alone). Whatever the bound, a key that runs out of
+    /// GPU memory while being prepared is prepared again once the lane's other keys are
+    /// dropped.
+    pub resident_bytes: Option<u64>,
     /// Lanes per device: with two, one lane's CPU steps (the witness map's host side,
     /// recording, the next claim) overlap the other's GPU work.
     pub lanes_per_device: usize,
@@ -56,6 +62,7 @@ impl Default for WorkerConfig {
             max_attempts: 3,
             poll: Duration::from_millis(500),
             resident_keys: 4,
+            resident_bytes: None,
             lanes_per_device: 2,
             cache_dir: None,
             cache_max_bytes: None,
@@ -241,7 +248,7 @@ fn lane(s: &Shared, ctx: &GpuContext, index: usize) {
         }
     };
     tracing::info!(lane = %name, gpu = %ctx.info().name, "worker lane started");
-    let mut resident: Vec<(String, PreparedProvingKey<Bn254>)> = Vec::new();
+    let mut resident = Resident::new();
     let mut backoff = Duration::from_millis(100);
     while !s.stop.load(Ordering::SeqCst) {
         match s.rt.block_on(next_job(s, &name)) {
@@ -280,7 +287,7 @@ async fn next_job(s: &Shared, name: &str) -> Result<Option<Claimed>> {
 fn run_job(
     s: &Shared,
     prover: &GpuProver<Bn254>,
-    resident: &mut Vec<(String, PreparedProvingKey<Bn254>)>,
+    resident: &mut Resident<PreparedProvingKey<Bn254>>,
     job: Claimed,
 ) {
     let beat =
@@ -321,21 +328,22 @@ type Proved = (String, String, f64);
 fn prove_job(
     s: &Shared,
     prover: &GpuProver<Bn254>,
-    resident: &mut Vec<(String, PreparedProvingKey<Bn254>)>,
+    resident: &mut Resident<PreparedProvingKey<Bn254>>,
     job: &Claimed,
 ) -> Result<Proved> {
-    let at = match resident.iter().position(|(id, _)| *id == job.key) {
-        Some(i) => i,
-        None => {
-            let prepared = prepare(s, prover, &job.key)?;
-            resident.insert(0, (job.key.clone(), prepared));
-            resident.truncate(s.cfg.resident_keys.max(1));
-            0
-        }
+    let limits = Limits {
+        count: s.cfg.resident_keys,
+        bytes: s.cfg.resident_bytes,
     };
-    let entry = resident.remove(at);
-    resident.insert(0, entry);
-    let key = &resident[0].1;
+    let key = resident
+        .get_or_prepare(
+            &job.key,
+            limits,
+            PreparedProvingKey::gpu_bytes,
+            || prepare(s, prover, &job.key),
+            |f: &PrepareFailure| f.out_of_memory,
+        )
+        .map_err(|f| f.error)?;
     let read = Instant::now();
     let values = match s.inputs.parsed(job) {
         Some(values) => values,
@@ -366,10 +374,38 @@ struct ZkeyFile {
     _download: Option<PartFile>,
 }
 
+/// A key that could not be prepared, and whether the GPU ran out of memory doing it.
+struct PrepareFailure {
+    error: ServiceError,
+    out_of_memory: bool,
+}
+
+impl From<ServiceError> for PrepareFailure {
+    fn from(error: ServiceError) -> Self {
+        Self {
+            error,
+            out_of_memory: false,
+        }
+    }
+}
+
+impl From<zkgpu_circom::CircomError> for PrepareFailure {
+    fn from(e: zkgpu_circom::CircomError) -> Self {
+        Self {
+            out_of_memory: e.is_out_of_memory(),
+            error: ServiceError::of_proof(e),
+        }
+    }
+}
+
 /// The key `id` prepared on `prover`'s GPU: its file hashed in pieces (it must hash to its
 /// id) and, unless the prepared-key cache has it, read one section at a time, so the `.zkey`
 /// is never in host memory whole.
-fn prepare(s: &Shared, prover: &GpuProver<Bn254>, id: &str) -> Result<PreparedProvingKey<Bn254>> {
+fn prepare(
+    s: &Shared,
+    prover: &GpuProver<Bn254>,
+    id: &str,
+) -> Result<PreparedProvingKey<Bn254>, PrepareFailure> {
     let scratch = scratch_dir(&s.cfg);
     let zkey = s.inputs.zkey_file(id, &scratch)?;
     let got = zkgpu_circom::zkey_file_hash(&zkey.path).map_err(ServiceError::of_key)?;
@@ -377,15 +413,13 @@ fn prepare(s: &Shared, prover: &GpuProver<Bn254>, id: &str) -> Result<PreparedPr
         return Err(ServiceError::new(
             ErrorCode::InvalidKey,
             format!("the .zkey fetched for key {id} has another hash"),
-        ));
+        )
+        .into());
     }
     let Some(dir) = &s.cfg.cache_dir else {
-        return zkgpu_circom::read_zkey_file(&zkey.path)
-            .and_then(|k| k.prepare(prover))
-            .map_err(ServiceError::of_proof);
+        return Ok(zkgpu_circom::read_zkey_file(&zkey.path).and_then(|k| k.prepare(prover))?);
     };
-    let (prepared, outcome) = zkgpu_circom::prepare_cached_file(prover, &zkey.path, got, dir)
-        .map_err(ServiceError::of_proof)?;
+    let (prepared, outcome) = zkgpu_circom::prepare_cached_file(prover, &zkey.path, got, dir)?;
     let written = !matches!(outcome, zkgpu_groth16::CacheOutcome::Loaded(_));
     if let (true, Some(max)) = (written, s.cfg.cache_max_bytes) {
         match zkgpu_groth16::prune_cache(dir, max) {
