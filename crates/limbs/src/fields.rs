@@ -140,11 +140,11 @@ fields! {
         EdOnBls12_377Fr: ed_on_bls12_377_fr, "ed-on-bls12-377 Fr", fr "Fr", ark_ed_on_bls12_377::Fr, lazy false;
     }
     fq2 {
-        /// BLS12-381 Fq2 = Fq[u]/(u^2 + 1).
+        /// BLS12-381 Fq2 = `Fq[u]/(u^2 + 1)`.
         Bls12_381: Bls12_381Fq2, bls12_381_fq2, "BLS12-381 Fq2", Bls12_381Fq, minus_beta 1, ark_bls12_381::Fq2;
-        /// BLS12-377 Fq2 = Fq[u]/(u^2 + 5).
+        /// BLS12-377 Fq2 = `Fq[u]/(u^2 + 5)`.
         Bls12_377: Bls12_377Fq2, bls12_377_fq2, "BLS12-377 Fq2", Bls12_377Fq, minus_beta 5, ark_bls12_377::Fq2;
-        /// BN254 Fq2 = Fq[u]/(u^2 + 1).
+        /// BN254 Fq2 = `Fq[u]/(u^2 + 1)`.
         Bn254: Bn254Fq2, bn254_fq2, "BN254 Fq2", Bn254Fq, minus_beta 1, ark_bn254::Fq2;
     }
 }

@@ -3,7 +3,7 @@
 //! the generated algorithm itself with `u32` overflow checks ([`Emulator`]), the 64-bit
 //! arithmetics beside it ([`wide`], [`Arith`]: the same Montgomery form on a GPU's `u64` or
 //! `f64` pipes, with their own emulator), and host encode/decode between arkworks field
-//! elements and limbs ([`encode`]).
+//! elements and limbs ([`encode`](mod@encode)).
 //!
 //! Nothing here depends on wgpu. `docs/limbs.md` derives the layout and the bounds.
 //!
