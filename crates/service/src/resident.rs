@@ -1,7 +1,7 @@
 //! The prepared keys a lane keeps on its GPU, most recently used first: the least recently
-//! used go when there are more than a count or they hold more GPU memory than a bound, and a
+//! used go when there are more than a count or they hold more GPU memory than a bound, a
 //! key that runs out of GPU memory while being prepared is prepared once more after the
-//! others are dropped.
+//! others are dropped, and a proof that runs out of it drops the others for the next attempt.
 
 /// How many prepared keys a lane keeps, and how much GPU memory they may hold.
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +63,13 @@ impl<K> Resident<K> {
         self.keys.insert(0, (id.to_owned(), key));
         self.trim(limits, bytes);
         Ok(&self.keys[0].1)
+    }
+
+    /// Drops every key but the most recently used one; returns how many went.
+    pub fn keep_most_recent(&mut self) -> usize {
+        let dropped = self.keys.len().saturating_sub(1);
+        self.keys.truncate(1);
+        dropped
     }
 
     /// Drops the least recently used keys beyond `limits`, never the most recent one.
@@ -138,6 +145,26 @@ mod tests {
         // A key larger than the bound alone is kept, alone.
         get(&mut r, "huge", 40, limits).unwrap();
         assert_eq!(r.ids(), ["huge"]);
+    }
+
+    #[test]
+    fn keep_most_recent_drops_the_others() {
+        let mut r = Resident::new();
+        assert_eq!(r.keep_most_recent(), 0);
+        for id in ["a", "b", "c"] {
+            get(
+                &mut r,
+                id,
+                1,
+                Limits {
+                    count: 4,
+                    bytes: None,
+                },
+            )
+            .unwrap();
+        }
+        assert_eq!(r.keep_most_recent(), 2);
+        assert_eq!(r.ids(), ["c"]);
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub struct WorkerConfig {
     /// GPU bytes a lane's prepared keys may hold together (least recently used out first;
     /// `None`: bounded by `resident_keys` alone). Whatever the bound, a key that runs out of
     /// GPU memory while being prepared is prepared again once the lane's other keys are
-    /// dropped.
+    /// dropped, and a proof that runs out of it drops them before the job's next attempt.
     pub resident_bytes: Option<u64>,
     /// Lanes per device: with two, one lane's CPU steps (the witness map's host side,
     /// recording, the next claim) overlap the other's GPU work.
@@ -358,7 +358,18 @@ fn prove_job(
         .map_err(|e| ServiceError::new(ErrorCode::Internal, format!("no randomness: {e}")))?;
     let mut rng = StdRng::from_seed(seed);
     let started = Instant::now();
-    let out = zkgpu_circom::prove(prover, key, values, &mut rng).map_err(ServiceError::of_proof)?;
+    let out = match zkgpu_circom::prove(prover, key, values, &mut rng) {
+        Ok(out) => out,
+        Err(e) => {
+            // Out of GPU memory: the lane's other keys go, so that the queue's next attempt
+            // (a GPU failure is retried) finds the memory they held.
+            if e.is_out_of_memory() {
+                let dropped = resident.keep_most_recent();
+                tracing::info!(job = %job.id, dropped, "out of GPU memory proving");
+            }
+            return Err(ServiceError::of_proof(e));
+        }
+    };
     let ms = started.elapsed().as_secs_f64() * 1e3;
     tracing::debug!(job = %job.id, read_ms, prove_ms = ms, "proved");
     Ok((
