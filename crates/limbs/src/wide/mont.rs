@@ -6,15 +6,17 @@
 //! - `f64`: limbs are exact integers in `f64`; a product `a_i b_j` is split by two fused
 //!   multiply-adds into `H 2^w + L` with `L` signed, and the bit patterns of the two `f64`
 //!   results (`bits(C1) + H` and `bits(2^52) + 2^51 + L`) are summed in `u64`; the constant
-//!   part of each column is subtracted once before the column is read.
+//!   part of each column is subtracted once before the column is read. Where the layout
+//!   chains products (`Chains`), a column's parts are first summed in `f64` chains, each
+//!   entering the `u64` column once (docs/limbs.md, "Chains").
 
 use super::bits::{Piece, arg_pieces, digits, field64};
 use super::ir::{TWO_52, Ty, W, WideBuilder, WideProgram};
 use super::layout::{Arith, WideLayout};
+use super::native::{native_pieces, native_result, native_words};
 
 /// `1.5 2^52`: a low chain's start; `bits(1.5 2^52)` is a low term's constant part.
 const LO_BASE: f64 = 1.5 * TWO_52;
-use super::native::{native_pieces, native_result, native_words};
 
 /// Where the operands come from and where the result goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +43,7 @@ pub(crate) enum Finish {
 struct Split {
     /// Added to the product to round it to its high part: `2^(w + 52)`.
     c1: f64,
-    /// 51-bit limbs: `C1 + 3 2^51`, so that `fma(a, b, C2 - hi)` is `L + 3 2^51` in
+    /// Limbs of at most 51 bits: `C1 + 3 2^51`, so that `fma(a, b, C2 - hi)` is `L + 3 2^51` in
     /// `[2^52, 2^53]`. 52-bit limbs: `None`, `L` is computed exactly and `1.5 2^52` added.
     c2: Option<f64>,
 }
