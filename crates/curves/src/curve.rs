@@ -180,7 +180,7 @@ pub fn program_words<C: GpuCurve>(prog: &Program<C::Base>) -> (Vec<u32>, u32) {
 /// Affine points with every register's limbs packed into 32-bit words
 /// (`C::affine_packed_words()` each): how the MSM stores its bases, which the accumulation
 /// kernel loads straight into the VM's packed registers.
-/// Each of the host's threads maps a run of [`AFFINE_CHUNK`] points and writes their packed
+/// Each of the host's threads maps a run of `AFFINE_CHUNK` (4096) points and writes their packed
 /// words straight into the output (no vector of field elements or of limbs for the whole
 /// slice: at 2^24 points those were gigabytes of fresh memory).
 pub fn encode_affine_packed<C: GpuCurve>(points: &[C::Affine]) -> Vec<u32> {

@@ -228,6 +228,8 @@ impl<F: NttField> GpuNtt<F> {
     /// each vector, `blocks[v]` holding vector `v`'s `8 k` words (arkworks' packed words,
     /// [`PackedWords::write_packed`]). For values computed row by row for all vectors at once
     /// (the witness map's sparse products), with no intermediate vectors.
+    ///
+    /// [`PackedWords::write_packed`]: zkgpu_limbs::PackedWords::write_packed
     pub fn write_rows(
         &self,
         dv: &DeviceVec<F>,

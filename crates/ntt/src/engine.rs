@@ -143,6 +143,8 @@ impl<F: NttField> GpuNtt<F> {
     /// Multiplies with `arith` instead of the context's arithmetic ([`GpuContext::arith`]):
     /// for comparing arithmetics on one device. [`GpuError::Arith`] where the context found
     /// `arith` unusable.
+    ///
+    /// [`GpuError::Arith`]: zkgpu_runtime::GpuError::Arith
     pub fn with_arith(mut self, arith: zkgpu_runtime::Arith) -> zkgpu_runtime::Result<Self> {
         self.ctx.check_arith(arith)?;
         self.pass_module = zkgpu_shaders::ntt(F::MODULE, arith);
@@ -152,6 +154,8 @@ impl<F: NttField> GpuNtt<F> {
 
     /// The engine on `ctx` configured by `config` ([`NttConfig`]): [`GpuError::Arith`] where
     /// the context found `config.arith` unusable.
+    ///
+    /// [`GpuError::Arith`]: zkgpu_runtime::GpuError::Arith
     pub fn with_config(ctx: &GpuContext, config: NttConfig) -> Result<Self> {
         let mut e = Self::new(ctx);
         if let Some(arith) = config.arith {
@@ -201,6 +205,8 @@ impl<F: NttField> GpuNtt<F> {
     /// [`DEFAULT_MAX_TWIST_LOG`], and never beyond one storage binding); larger ones compute
     /// each twist from two tables of about `sqrt(N)` entries (two multiplications). 0 turns the
     /// tables off.
+    ///
+    /// [`DEFAULT_MAX_TWIST_LOG`]: crate::DEFAULT_MAX_TWIST_LOG
     pub fn with_max_twist_log(mut self, bits: u32) -> Self {
         self.config.max_twist_log = bits;
         self

@@ -239,7 +239,7 @@ impl GpuContext {
         }
     }
 
-    /// Upload staging buffers in the pool now, ready for reuse (each [`UPLOAD_PIECE`] bytes;
+    /// Upload staging buffers in the pool now, ready for reuse (each `UPLOAD_PIECE`, 4 MiB;
     /// large writes return theirs once their copies complete and the device is polled).
     pub fn pooled_upload_buffers(&self) -> usize {
         self.upload_pool
