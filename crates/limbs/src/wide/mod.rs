@@ -7,12 +7,14 @@
 //! ([`WideEmulator`]).
 
 mod bits;
+mod emulate;
 pub mod ir;
 mod layout;
 mod mont;
 mod native;
 
-pub use ir::{WideFault, WideProgram};
+pub use emulate::WideFault;
+pub use ir::WideProgram;
 pub use layout::{Arith, Chains, WideLayout};
 pub use native::native_words;
 
