@@ -70,6 +70,7 @@ pub use qap::{
     GpuReduction, WitnessMapError, WitnessMapTimings, gpu_witness_maps, witness_map_gpu,
     witness_map_gpu_timed, witness_map_rows_timed,
 };
+pub use reduction::circom_domain;
 pub use request::{NoCircuit, ProveRequest};
 #[cfg(not(target_arch = "wasm32"))]
 pub use stream::{Lane, ProofStream, prove_stream_across};

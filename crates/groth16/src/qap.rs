@@ -307,9 +307,12 @@ pub async fn witness_map_rows_timed<F: NttField>(
 ) -> Result<Vec<F>, WitnessMapError> {
     let clock = web_time::Instant::now;
     let num_constraints = rows.num_constraints();
-    let domain = Radix2EvaluationDomain::<F>::new(num_constraints + num_inputs).ok_or(
-        WitnessMapError::Synthesis(SynthesisError::PolynomialDegreeTooLarge),
-    )?;
+    let domain =
+        rows.qap()
+            .domain::<F>(num_constraints + num_inputs)
+            .ok_or(WitnessMapError::Synthesis(
+                SynthesisError::PolynomialDegreeTooLarge,
+            ))?;
     let n = domain.size();
     if full_assignment.len() < num_inputs.max(rows.num_variables()) {
         return Err(WitnessMapError::Synthesis(SynthesisError::Unsatisfiable));
@@ -396,8 +399,7 @@ async fn record_quotient<F: NttField>(
         }
         // circom's: `a b - c` on the coset w H of a 2n-th root of unity w, left there.
         Qap::Circom => {
-            let double =
-                Radix2EvaluationDomain::<F>::new(2 * domain.size()).ok_or_else(no_domain)?;
+            let double = qap.domain::<F>(2 * domain.size()).ok_or_else(no_domain)?;
             (double.group_gen(), F::one())
         }
     };
