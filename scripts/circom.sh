@@ -8,10 +8,13 @@
 #                                snarkjs and proves with both; a key of another circuit, a
 #                                truncated key, a
 #                                witness of the wrong length or field and an unsatisfying
-#                                witness each fail with an error and no proof file
-#   scripts/circom.sh fixtures   remakes crates/circom/tests/fixtures: compiles each .circom
-#                                there, a small powers-of-tau ceremony, snarkjs' Groth16 setup,
-#                                its verification key and the witness of <name>_input.json
+#                                witness each fail with an error and no proof file; the same
+#                                for BLS12-381 keys (snarkjs' and circom-setup's)
+#   scripts/circom.sh fixtures [bn128|bls12381]...   remakes crates/circom/tests/fixtures
+#                                (both curves unless named): compiles each .circom there for
+#                                the curve's prime, a small powers-of-tau ceremony, snarkjs'
+#                                Groth16 setup, its verification key and the witness of
+#                                <name>_input.json; BLS12-381's files end in _bls12381
 #   scripts/circom.sh verify VKEY PUBLIC PROOF...   snarkjs groth16 verify of each proof.json
 #                                (PROOF beside PUBLIC pairs: public1 proof1 public2 proof2 ...)
 set -euo pipefail
@@ -37,9 +40,25 @@ tools() {
 
 snarkjs() { node "$TOOLS/node_modules/snarkjs/build/cli.cjs" "$@"; }
 
+# fixtures [CURVE...]: remakes the fixtures of each curve (bn128, bls12381; default both).
+# BN254's are <name>.*, BLS12-381's <name>_bls12381.*.
 fixtures() {
   tools
-  local work
+  local curves=("$@")
+  [[ ${#curves[@]} -gt 0 ]] || curves=(bn128 bls12381)
+  local curve
+  for curve in "${curves[@]}"; do
+    case $curve in
+      bn128) fixtures_of bn128 bn128 "" ;;
+      bls12381) fixtures_of bls12381 bls12381 _bls12381 ;;
+      *) echo "unknown curve $curve (bn128, bls12381)" >&2; exit 2 ;;
+    esac
+  done
+}
+
+# fixtures_of PTAU_CURVE CIRCOM_PRIME SUFFIX
+fixtures_of() {
+  local ptau_curve=$1 prime=$2 sfx=$3 work
   work=$(mktemp -d)
   # circom2 runs under WASI and opens only paths below its working directory: circomlib is
   # copied there.
@@ -48,18 +67,20 @@ fixtures() {
   local root=$PWD
   (
     cd "$work"
-    snarkjs powersoftau new bn128 12 pot0.ptau >/dev/null
+    snarkjs powersoftau new "$ptau_curve" 12 pot0.ptau >/dev/null
     snarkjs powersoftau contribute pot0.ptau pot1.ptau --name=zkgpu -e="zkgpu fixtures" >/dev/null
     snarkjs powersoftau prepare phase2 pot1.ptau pot.ptau >/dev/null
     for src in *.circom; do
-      local c=${src%.circom}
-      "$TOOLS/node_modules/.bin/circom2" "$src" --r1cs --wasm -o . -l . >/dev/null
-      snarkjs groth16 setup "$c.r1cs" pot.ptau "${c}_0.zkey" >/dev/null
-      snarkjs zkey contribute "${c}_0.zkey" "$c.zkey" --name=zkgpu -e="zkgpu $c" >/dev/null
-      snarkjs zkey export verificationkey "$c.zkey" "${c}_vkey.json" >/dev/null
-      snarkjs wtns calculate "${c}_js/$c.wasm" "${c}_input.json" "$c.wtns"
-      cp "$c.r1cs" "$c.zkey" "$c.wtns" "${c}_vkey.json" "$root/$FIX/"
-      echo "$FIX/$c: $(snarkjs r1cs info "$c.r1cs" | grep -o '# of Constraints: [0-9]*')" >&2
+      local c=${src%.circom} f
+      f=$c$sfx
+      "$TOOLS/node_modules/.bin/circom2" "$src" --r1cs --wasm --prime "$prime" -o . -l . >/dev/null
+      [[ $c == "$f" ]] || mv "$c.r1cs" "$f.r1cs"
+      snarkjs groth16 setup "$f.r1cs" pot.ptau "${f}_0.zkey" >/dev/null
+      snarkjs zkey contribute "${f}_0.zkey" "$f.zkey" --name=zkgpu -e="zkgpu $f" >/dev/null
+      snarkjs zkey export verificationkey "$f.zkey" "${f}_vkey.json" >/dev/null
+      snarkjs wtns calculate "${c}_js/$c.wasm" "${c}_input.json" "$f.wtns"
+      cp "$f.r1cs" "$f.zkey" "$f.wtns" "${f}_vkey.json" "$root/$FIX/"
+      echo "$FIX/$f: $(snarkjs r1cs info "$f.r1cs" | grep -o '# of Constraints: [0-9]*')" >&2
     done
   )
   rm -rf "$work"
@@ -87,20 +108,26 @@ patch() {
     fs.writeFileSync(process.argv[2],b);' "$1" "$2" "$3" "$4"
 }
 
+# zkgpu prove-circom on fixture $1 into $2, --compare: the CPU prover (circom's reduction)
+# makes the same proof for the same r, s; the key's prepared form cached in $2/cache on the
+# first run. Then snarkjs verifies the proof.
+proved_and_verified() {
+  local c=$1 out=$2
+  "$ZKGPU" prove-circom "$FIX/$c.zkey" "$FIX/$c.wtns" "$out/$c-proof.json" "$out/$c-public.json" \
+    --verify "$FIX/${c}_vkey.json" --compare --runs 1 --cache-dir "$out/cache" ||
+    fail "$c: zkgpu prove-circom"
+  snarkjs groth16 verify "$FIX/${c}_vkey.json" "$out/$c-public.json" "$out/$c-proof.json" ||
+    fail "$c: snarkjs rejected zkgpu's proof"
+  echo "snarkjs verified zkgpu's proof of $c"
+}
+
 test_() {
   tools
   ZKGPU=$(zk_zkgpu)
   local out
   out=$(mktemp -d)
   for c in multiplier merkle; do
-    # --compare: the CPU prover (circom's reduction) makes the same proof for the same r, s.
-    # The key's prepared form is cached in $out/cache on the first run.
-    "$ZKGPU" prove-circom "$FIX/$c.zkey" "$FIX/$c.wtns" "$out/$c-proof.json" "$out/$c-public.json" \
-      --verify "$FIX/${c}_vkey.json" --compare --runs 1 --cache-dir "$out/cache" ||
-      fail "$c: zkgpu prove-circom"
-    snarkjs groth16 verify "$FIX/${c}_vkey.json" "$out/$c-public.json" "$out/$c-proof.json" ||
-      fail "$c: snarkjs rejected zkgpu's proof"
-    echo "snarkjs verified zkgpu's proof of $c"
+    proved_and_verified "$c" "$out"
   done
   # The second run loads the prepared key from the cache (and does not read the .zkey).
   "$ZKGPU" prove-circom "$FIX/merkle.zkey" "$FIX/merkle.wtns" "$out/c-proof.json" "$out/c-public.json" \
@@ -146,6 +173,7 @@ test_() {
   snarkjs groth16 verify "$out/setup_vkey.json" "$out/j-public.json" "$out/j-proof.json" ||
     fail "snarkjs rejected its own proof with circom-setup's key"
   echo "circom-setup's key: snarkjs exported its verification key and verified zkgpu's and its own proofs"
+  bls12_381 "$out"
   export ZKGPU_CACHE=$out/cache
   refused "a key of another circuit" "$out" "$FIX/multiplier.zkey" "$FIX/merkle.wtns"
   head -c 500000 "$FIX/merkle.zkey" >"$out/truncated.zkey"
@@ -164,6 +192,30 @@ test_() {
   refused "a witness that does not satisfy the circuit" "$out" "$FIX/merkle.zkey" "$out/unsat.wtns"
   rm -rf "$out"
   echo "circom test: passed"
+}
+
+# BLS12-381 (snarkjs' bls12381): zkgpu proves snarkjs' keys (equal to the CPU prover's proof,
+# verified by snarkjs), and a key made by zkgpu circom-setup proves with snarkjs and zkgpu
+# alike (both take their roots of unity from the field's smallest non-residue).
+bls12_381() {
+  local out=$1 c
+  for c in multiplier_bls12381 merkle_bls12381; do
+    proved_and_verified "$c" "$out"
+  done
+  "$ZKGPU" circom-setup "$FIX/merkle_bls12381.r1cs" "$out/bls.zkey" --seed 35 ||
+    fail "zkgpu circom-setup (BLS12-381)"
+  snarkjs zkey export verificationkey "$out/bls.zkey" "$out/bls_vkey.json" >/dev/null ||
+    fail "snarkjs could not read zkgpu circom-setup's BLS12-381 key"
+  "$ZKGPU" prove-circom "$out/bls.zkey" "$FIX/merkle_bls12381.wtns" "$out/b-proof.json" \
+    "$out/b-public.json" --verify "$out/bls_vkey.json" --no-cache >/dev/null ||
+    fail "zkgpu prove-circom with circom-setup's BLS12-381 key"
+  snarkjs groth16 prove "$out/bls.zkey" "$FIX/merkle_bls12381.wtns" "$out/bj-proof.json" "$out/bj-public.json"
+  for p in b bj; do
+    snarkjs groth16 verify "$out/bls_vkey.json" "$out/$p-public.json" "$out/$p-proof.json" ||
+      fail "snarkjs rejected the $p proof with circom-setup's BLS12-381 key"
+  done
+  echo "BLS12-381: circom-setup's key proved by zkgpu and by snarkjs, both verified by snarkjs"
+  refused "a BN254 witness for a BLS12-381 key" "$out" "$FIX/merkle_bls12381.zkey" "$FIX/merkle.wtns"
 }
 
 # snarkjs verifies each (public.json, proof.json) pair against VKEY (its library, in one
@@ -192,7 +244,7 @@ verify() {
 case ${1:-test} in
   test) test_ ;;
   verify) shift; verify "$@" ;;
-  fixtures) fixtures ;;
+  fixtures) shift; fixtures "$@" ;;
   tools) tools ;;
-  *) echo "usage: scripts/circom.sh [test|fixtures|tools|verify VKEY PUBLIC PROOF...]" >&2; exit 2 ;;
+  *) echo "usage: scripts/circom.sh [test|fixtures [CURVE...]|tools|verify VKEY PUBLIC PROOF...]" >&2; exit 2 ;;
 esac

@@ -1,101 +1,62 @@
-//! BN254 elements and points as circom's and snarkjs' files write them: 32 little-endian
-//! bytes per element; the key's points in Montgomery form, its matrix coefficients in
-//! Montgomery form twice over (`x R^2`), witness values and JSON strings canonical.
+//! Elements and points as circom's and snarkjs' files write them, for any [`CircomCurve`]:
+//! little-endian elements of [`crate::Curve::base_bytes`] or `scalar_bytes` bytes; the key's
+//! points in Montgomery form, its matrix coefficients in Montgomery form twice over
+//! (`x R^2`), witness values and JSON strings canonical.
 
-use ark_bn254::{Fq, Fq2, Fr, G1Affine, G2Affine};
-use ark_ec::AffineRepr;
-use ark_ff::{BigInteger, BigInteger256, PrimeField, Zero};
+use ark_ff::{BigInteger, PrimeField};
 use num_bigint::BigUint;
 
-use crate::binfile::Reader;
-use crate::error::CircomError;
+use crate::curve::CircomCurve;
 
-/// Bytes of one element of either BN254 field.
-pub(crate) const N8: usize = 32;
-/// Bytes of a G1 point (`x`, `y`).
-pub(crate) const G1_BYTES: usize = 2 * N8;
-/// Bytes of a G2 point (`x.c0`, `x.c1`, `y.c0`, `y.c1`).
-pub(crate) const G2_BYTES: usize = 4 * N8;
-
-/// The integer of 32 little-endian bytes.
-pub(crate) fn bigint(bytes: &[u8]) -> BigInteger256 {
-    let mut limbs = [0u64; 4];
-    for (l, c) in limbs.iter_mut().zip(bytes.chunks_exact(8)) {
+/// The integer of `F`'s limbs' worth of little-endian bytes (missing bytes zero).
+pub(crate) fn bigint<F: PrimeField>(bytes: &[u8]) -> F::BigInt {
+    let mut b = F::BigInt::default();
+    for (l, c) in b.as_mut().iter_mut().zip(bytes.chunks(8)) {
         let mut w = [0u8; 8];
-        w.copy_from_slice(c);
+        w[..c.len()].copy_from_slice(c);
         *l = u64::from_le_bytes(w);
     }
-    BigInteger256::new(limbs)
+    b
 }
 
-/// The 32 little-endian bytes of a canonical element.
-pub(crate) fn le_bytes<F: PrimeField<BigInt = BigInteger256>>(x: &F) -> [u8; N8] {
-    let mut out = [0u8; N8];
-    for (o, l) in out.chunks_exact_mut(8).zip(x.into_bigint().0) {
-        o.copy_from_slice(&l.to_le_bytes());
-    }
-    out
+/// The little-endian bytes of a canonical element.
+pub(crate) fn le_bytes<F: PrimeField>(x: &F) -> Vec<u8> {
+    x.into_bigint().to_bytes_le()
 }
 
-/// The `Fq` element whose Montgomery form is `bytes` (`None` at or past the modulus).
-fn montgomery(bytes: &[u8]) -> Option<Fq> {
-    let b = bigint(bytes);
-    (b < Fq::MODULUS).then(|| Fq::new_unchecked(b))
+/// A canonical element (witness values, public signals, `.r1cs` values).
+pub(crate) fn canonical<F: PrimeField>(bytes: &[u8]) -> Option<F> {
+    F::from_bigint(bigint::<F>(bytes))
 }
 
-/// A canonical element (witness values, public signals).
-pub(crate) fn canonical<F: PrimeField<BigInt = BigInteger256>>(bytes: &[u8]) -> Option<F> {
-    F::from_bigint(bigint(bytes))
+/// Bytes of a G1 point of `E` (`x`, `y`).
+pub(crate) fn g1_bytes<E: CircomCurve>() -> usize {
+    2 * E::CURVE.base_bytes()
 }
 
-/// Reads a header's field (its byte size, then its prime) and checks it is BN254's `F`; else
-/// [`CircomError::Unsupported`] for `file`, saying `what(byte size)`.
-pub(crate) fn check_field<F: PrimeField<BigInt = BigInteger256>>(
-    r: &mut Reader<'_>,
-    file: &'static str,
-    what: impl FnOnce(usize) -> String,
-) -> Result<(), CircomError> {
-    let n8 = r.usize()?;
-    let prime = r.take(n8)?;
-    if n8 != N8 || bigint(prime) != F::MODULUS {
-        return Err(CircomError::Unsupported {
-            file,
-            what: what(n8),
-        });
-    }
-    Ok(())
+/// Bytes of a G2 point of `E` (`x.c0`, `x.c1`, `y.c0`, `y.c1`).
+pub(crate) fn g2_bytes<E: CircomCurve>() -> usize {
+    4 * E::CURVE.base_bytes()
 }
 
-/// A matrix coefficient of a `.zkey`, stored as `x R^2 mod r`.
-pub(crate) fn zkey_coefficient(bytes: &[u8]) -> Option<Fr> {
-    let b = bigint(bytes);
-    // `x R^-1` twice: read as a Montgomery form, then its canonical value read as one again.
-    (b < Fr::MODULUS).then(|| Fr::new_unchecked(Fr::new_unchecked(b).into_bigint()))
+/// The `i`-th base field element of `bytes`, in Montgomery form.
+fn coordinate<E: CircomCurve>(bytes: &[u8], i: usize) -> Option<E::BaseField> {
+    let n8 = E::CURVE.base_bytes();
+    E::base_from_montgomery(&bytes[i * n8..(i + 1) * n8])
 }
 
 /// A G1 point of a `.zkey`: `None` off the curve (or with a coordinate past the modulus).
-/// `(0, 0)` is the identity.
-pub(crate) fn g1(bytes: &[u8]) -> Option<G1Affine> {
-    let x = montgomery(&bytes[..N8])?;
-    let y = montgomery(&bytes[N8..G1_BYTES])?;
-    if x.is_zero() && y.is_zero() {
-        return Some(G1Affine::zero());
-    }
-    // G1 of BN254 has cofactor one: on the curve is in the group.
-    let p = G1Affine::new_unchecked(x, y);
-    p.is_on_curve().then_some(p)
+/// `(0, 0)` is the identity. Subgroup membership is not checked for the query vectors (a
+/// point outside it only makes the proof fail its check; BN254's G1 has none to be outside).
+pub(crate) fn g1<E: CircomCurve>(bytes: &[u8]) -> Option<E::G1Affine> {
+    E::g1(coordinate::<E>(bytes, 0)?, coordinate::<E>(bytes, 1)?)
 }
 
 /// A G2 point of a `.zkey`: `None` off the curve. Subgroup membership is not checked for
-/// the query vectors (a point outside it only makes the proof fail its check).
-pub(crate) fn g2(bytes: &[u8]) -> Option<G2Affine> {
-    let f = |i: usize| montgomery(&bytes[i * N8..(i + 1) * N8]);
-    let (x, y) = (Fq2::new(f(0)?, f(1)?), Fq2::new(f(2)?, f(3)?));
-    if x.is_zero() && y.is_zero() {
-        return Some(G2Affine::zero());
-    }
-    let p = G2Affine::new_unchecked(x, y);
-    p.is_on_curve().then_some(p)
+/// the query vectors.
+pub(crate) fn g2<E: CircomCurve>(bytes: &[u8]) -> Option<E::G2Affine> {
+    let f = |i| coordinate::<E>(bytes, i);
+    E::g2([f(0)?, f(1)?], [f(2)?, f(3)?])
 }
 
 /// The decimal string of an element, as snarkjs' JSON writes it.

@@ -1,13 +1,15 @@
 //! circom and snarkjs on the GPU: prove a snarkjs `.zkey` and a `.wtns` witness with the
 //! GPU prover, as rapidsnark or `snarkjs groth16 prove` would.
 //!
-//! - [`read_zkey`] reads a BN254 Groth16 `.zkey` into a [`CircomKey`] (the proving key and
+//! - BN254 (snarkjs' `bn128`) and BLS12-381 (`bls12381`), both [`CircomCurve`]s;
+//!   [`zkey_curve`], [`wtns_curve`] and [`r1cs_curve`] tell which [`Curve`] a file is over.
+//! - [`read_zkey`] reads a Groth16 `.zkey` into a [`CircomKey`] (the proving key and
 //!   the A and B matrices); [`read_wtns`] a witness. Both check every length, the primes and
 //!   every point, and build for wasm32 (no ark-circom, which pulls wasmer).
 //!   [`read_zkey_file`] reads a `.zkey` file one section at a time (the file never in
 //!   memory whole); [`zkey_file_hash`] and [`prepare_cached_file`] hash and prepare it the
 //!   same way, through the prepared-key cache.
-//! - [`CircomKey::prepare`] uploads the key for a `zkgpu_groth16::GpuProver<Bn254>` with
+//! - [`CircomKey::prepare`] uploads the key for a `zkgpu_groth16::GpuProver` with
 //!   circom's reduction ([`zkgpu_groth16::Qap::Circom`]); [`prove`] / [`prove_async`] prove.
 //!   The proofs equal [`reference_proof`]'s (ark-groth16 with [`CircomReduction`], which is
 //!   ark-circom's prover) for the same `r` and `s`.
@@ -26,7 +28,7 @@
 //!
 //! let ctx = GpuContext::from_env_blocking()?;
 //! let prover = GpuProver::<Bn254>::new(&ctx)?;
-//! let key = zkgpu_circom::read_zkey_file(std::path::Path::new("circuit.zkey"))?;
+//! let key = zkgpu_circom::read_zkey_file::<Bn254>(std::path::Path::new("circuit.zkey"))?;
 //! let prepared = key.prepare(&prover)?; // once per key
 //! let values = zkgpu_circom::read_wtns(&std::fs::read("witness.wtns")?)?;
 //! // r and s must be secret: a generator seeded from the operating system.
@@ -40,6 +42,7 @@
 //! ```
 
 mod binfile;
+mod curve;
 mod error;
 mod field;
 mod json;
@@ -50,6 +53,7 @@ mod wtns;
 mod zkey;
 mod zkey_write;
 
+pub use curve::{CircomCurve, Curve, r1cs_curve, wtns_curve, zkey_curve, zkey_file_curve};
 pub use error::CircomError;
 pub use json::{
     proof_json, public_json, read_proof_json, read_public_json, read_verifying_key_json,

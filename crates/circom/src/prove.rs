@@ -2,7 +2,7 @@
 //! reduction; and the same proof on the CPU cores (ark-groth16 with circom's reduction, what
 //! ark-circom runs) as the reference.
 
-use ark_bn254::{Bn254, Fr};
+use ark_bn254::Bn254;
 use ark_ff::One;
 use ark_groth16::{Groth16, PreparedVerifyingKey, Proof, VerifyingKey};
 use ark_std::rand::{CryptoRng, RngCore};
@@ -10,29 +10,30 @@ use zkgpu_groth16::{
     GpuProver, PreparedProvingKey, ProofTimings, ProveError, ProveRequest, Witness,
 };
 
+use crate::curve::CircomCurve;
 use crate::error::CircomError;
 use crate::reduction::CircomReduction;
 use crate::zkey::CircomKey;
 
 /// A proof with its public signals, as snarkjs' `groth16.prove` returns them.
 #[derive(Clone, Debug)]
-pub struct CircomProof {
+pub struct CircomProof<E: CircomCurve = Bn254> {
     /// The proof.
-    pub proof: Proof<Bn254>,
+    pub proof: Proof<E>,
     /// The public signals (outputs, then public inputs): the witness's values 1 to
     /// `num_public`.
-    pub public_signals: Vec<Fr>,
+    pub public_signals: Vec<E::ScalarField>,
     /// Where the time went.
     pub timings: ProofTimings,
 }
 
-impl CircomKey {
+impl<E: CircomCurve> CircomKey<E> {
     /// Uploads the key's bases and matrices for `prover`: every proof then reads its witness
     /// alone.
     pub async fn prepare_async(
         &self,
-        prover: &GpuProver<Bn254>,
-    ) -> Result<PreparedProvingKey<Bn254>, CircomError> {
+        prover: &GpuProver<E>,
+    ) -> Result<PreparedProvingKey<E>, CircomError> {
         let m = self.matrices()?;
         Ok(prover
             .prepare_with_matrices_async(&self.proving_key, m)
@@ -41,10 +42,7 @@ impl CircomKey {
 
     /// [`CircomKey::prepare_async`], blocking.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn prepare(
-        &self,
-        prover: &GpuProver<Bn254>,
-    ) -> Result<PreparedProvingKey<Bn254>, CircomError> {
+    pub fn prepare(&self, prover: &GpuProver<E>) -> Result<PreparedProvingKey<E>, CircomError> {
         Ok(prover.prepare_with_matrices(&self.proving_key, self.matrices()?)?)
     }
 }
@@ -95,22 +93,22 @@ pub fn zkey_file_hash(path: &std::path::Path) -> Result<[u8; 32], CircomError> {
 /// passes every check (the key is then not read at all), else read, prepared and written
 /// there ([`GpuProver::prepare_cached_by_hash`]).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn prepare_cached(
-    prover: &GpuProver<Bn254>,
+pub fn prepare_cached<E: CircomCurve>(
+    prover: &GpuProver<E>,
     zkey: &[u8],
     dir: &std::path::Path,
-) -> Result<(PreparedProvingKey<Bn254>, zkgpu_groth16::CacheOutcome), CircomError> {
+) -> Result<(PreparedProvingKey<E>, zkgpu_groth16::CacheOutcome), CircomError> {
     prepare_cached_with(prover, zkey_hash(zkey), dir, || crate::read_zkey(zkey))
 }
 
 /// The cache lookup of a key of hash `hash`, read by `read` on a miss.
 #[cfg(not(target_arch = "wasm32"))]
-fn prepare_cached_with(
-    prover: &GpuProver<Bn254>,
+fn prepare_cached_with<E: CircomCurve>(
+    prover: &GpuProver<E>,
     hash: [u8; 32],
     dir: &std::path::Path,
-    read: impl FnOnce() -> Result<CircomKey, CircomError>,
-) -> Result<(PreparedProvingKey<Bn254>, zkgpu_groth16::CacheOutcome), CircomError> {
+    read: impl FnOnce() -> Result<CircomKey<E>, CircomError>,
+) -> Result<(PreparedProvingKey<E>, zkgpu_groth16::CacheOutcome), CircomError> {
     let mut unread = None;
     let prepared = prover.prepare_cached_by_hash(hash, dir, || {
         let read = read().and_then(|k| Ok((k.matrices()?, k.proving_key)));
@@ -133,20 +131,20 @@ fn prepare_cached_with(
 /// that check a content address have it already): on a cache miss the key is read one
 /// section at a time ([`crate::read_zkey_file`]), so its file is never in memory whole.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn prepare_cached_file(
-    prover: &GpuProver<Bn254>,
+pub fn prepare_cached_file<E: CircomCurve>(
+    prover: &GpuProver<E>,
     path: &std::path::Path,
     hash: [u8; 32],
     dir: &std::path::Path,
-) -> Result<(PreparedProvingKey<Bn254>, zkgpu_groth16::CacheOutcome), CircomError> {
+) -> Result<(PreparedProvingKey<E>, zkgpu_groth16::CacheOutcome), CircomError> {
     prepare_cached_with(prover, hash, dir, || crate::read_zkey_file(path))
 }
 
 /// The witness `values` (a `.wtns`'s) checked against `key`: its length and its constant one.
-pub fn check_witness(
-    key: &PreparedProvingKey<Bn254>,
-    values: Vec<Fr>,
-) -> Result<Witness<Fr>, CircomError> {
+pub fn check_witness<E: CircomCurve>(
+    key: &PreparedProvingKey<E>,
+    values: Vec<E::ScalarField>,
+) -> Result<Witness<E::ScalarField>, CircomError> {
     let (inputs, witness) = (key.num_instance_variables(), key.num_witness_variables());
     if values.len() != inputs + witness {
         return Err(CircomError::WitnessMismatch(format!(
@@ -167,13 +165,13 @@ pub fn check_witness(
 }
 
 /// The proof and the public signals of the witness `values`, proved by `prove`.
-async fn prove_with<Fut>(
-    key: &PreparedProvingKey<Bn254>,
-    values: Vec<Fr>,
-    prove: impl FnOnce(Witness<Fr>) -> Fut,
-) -> Result<CircomProof, CircomError>
+async fn prove_with<E: CircomCurve, Fut>(
+    key: &PreparedProvingKey<E>,
+    values: Vec<E::ScalarField>,
+    prove: impl FnOnce(Witness<E::ScalarField>) -> Fut,
+) -> Result<CircomProof<E>, CircomError>
 where
-    Fut: std::future::Future<Output = Result<(Proof<Bn254>, ProofTimings), ProveError>>,
+    Fut: std::future::Future<Output = Result<(Proof<E>, ProofTimings), ProveError>>,
 {
     let w = check_witness(key, values)?;
     let public_signals = w.full_assignment[1..w.num_inputs].to_vec();
@@ -189,37 +187,37 @@ where
 /// drawn from `rng` as ark-groth16 draws them; the witness map and the MSMs on two host
 /// threads. A witness that does not satisfy the circuit gives [`CircomError::NotSatisfied`].
 #[cfg(not(target_arch = "wasm32"))]
-pub fn prove<R: RngCore + CryptoRng>(
-    prover: &GpuProver<Bn254>,
-    key: &PreparedProvingKey<Bn254>,
-    values: Vec<Fr>,
+pub fn prove<E: CircomCurve, R: RngCore + CryptoRng>(
+    prover: &GpuProver<E>,
+    key: &PreparedProvingKey<E>,
+    values: Vec<E::ScalarField>,
     rng: &mut R,
-) -> Result<CircomProof, CircomError> {
-    let (r, s) = ProveRequest::<Bn254>::draw(rng);
+) -> Result<CircomProof<E>, CircomError> {
+    let (r, s) = ProveRequest::<E>::draw(rng);
     prove_with_randomness(prover, key, values, r, s)
 }
 
 /// [`prove`] as a future, each step awaited in turn on this thread (the way in a browser).
-pub async fn prove_async<R: RngCore + CryptoRng>(
-    prover: &GpuProver<Bn254>,
-    key: &PreparedProvingKey<Bn254>,
-    values: Vec<Fr>,
+pub async fn prove_async<E: CircomCurve, R: RngCore + CryptoRng>(
+    prover: &GpuProver<E>,
+    key: &PreparedProvingKey<E>,
+    values: Vec<E::ScalarField>,
     rng: &mut R,
-) -> Result<CircomProof, CircomError> {
-    let (r, s) = ProveRequest::<Bn254>::draw(rng);
+) -> Result<CircomProof<E>, CircomError> {
+    let (r, s) = ProveRequest::<E>::draw(rng);
     prove_with_randomness_async(prover, key, values, r, s).await
 }
 
 /// [`prove`] for the given `r` and `s` (reproducible proofs, and tests against the CPU
 /// prover with the same randomness).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn prove_with_randomness(
-    prover: &GpuProver<Bn254>,
-    key: &PreparedProvingKey<Bn254>,
-    values: Vec<Fr>,
-    r: Fr,
-    s: Fr,
-) -> Result<CircomProof, CircomError> {
+pub fn prove_with_randomness<E: CircomCurve>(
+    prover: &GpuProver<E>,
+    key: &PreparedProvingKey<E>,
+    values: Vec<E::ScalarField>,
+    r: E::ScalarField,
+    s: E::ScalarField,
+) -> Result<CircomProof<E>, CircomError> {
     use zkgpu_runtime::BlockOn;
     // The future is ready at once: the proof is made on this call's threads.
     prove_with(key, values, |w| {
@@ -229,13 +227,13 @@ pub fn prove_with_randomness(
 }
 
 /// [`prove_with_randomness`] as a future, each step awaited in turn on this thread.
-pub async fn prove_with_randomness_async(
-    prover: &GpuProver<Bn254>,
-    key: &PreparedProvingKey<Bn254>,
-    values: Vec<Fr>,
-    r: Fr,
-    s: Fr,
-) -> Result<CircomProof, CircomError> {
+pub async fn prove_with_randomness_async<E: CircomCurve>(
+    prover: &GpuProver<E>,
+    key: &PreparedProvingKey<E>,
+    values: Vec<E::ScalarField>,
+    r: E::ScalarField,
+    s: E::ScalarField,
+) -> Result<CircomProof<E>, CircomError> {
     prove_with(key, values, |w| {
         prover.run_async(ProveRequest::witness(key, w, (r, s)))
     })
@@ -244,12 +242,12 @@ pub async fn prove_with_randomness_async(
 
 /// The same proof on the CPU: ark-groth16 with circom's reduction over the key's matrices
 /// (ark-circom's prover), for the given `r` and `s`.
-pub fn reference_proof(
-    key: &CircomKey,
-    values: &[Fr],
-    r: Fr,
-    s: Fr,
-) -> Result<Proof<Bn254>, CircomError> {
+pub fn reference_proof<E: CircomCurve>(
+    key: &CircomKey<E>,
+    values: &[E::ScalarField],
+    r: E::ScalarField,
+    s: E::ScalarField,
+) -> Result<Proof<E>, CircomError> {
     if values.len() != key.num_variables {
         return Err(CircomError::WitnessMismatch(format!(
             "the witness has {} values, the key's circuit {} signals",
@@ -257,7 +255,7 @@ pub fn reference_proof(
             key.num_variables
         )));
     }
-    Groth16::<Bn254, CircomReduction>::create_proof_with_reduction_and_matrices(
+    Groth16::<E, CircomReduction>::create_proof_with_reduction_and_matrices(
         &key.proving_key,
         r,
         s,
@@ -270,10 +268,10 @@ pub fn reference_proof(
 }
 
 /// Whether `proof` verifies against `vk` for the public signals (snarkjs' `groth16 verify`).
-pub fn verify(
-    vk: &VerifyingKey<Bn254>,
-    proof: &Proof<Bn254>,
-    public_signals: &[Fr],
+pub fn verify<E: CircomCurve>(
+    vk: &VerifyingKey<E>,
+    proof: &Proof<E>,
+    public_signals: &[E::ScalarField],
 ) -> Result<bool, CircomError> {
     if public_signals.len() + 1 != vk.gamma_abc_g1.len() {
         return Err(CircomError::WitnessMismatch(format!(
@@ -282,7 +280,7 @@ pub fn verify(
             vk.gamma_abc_g1.len() - 1
         )));
     }
-    let pvk: PreparedVerifyingKey<Bn254> = ark_groth16::prepare_verifying_key(vk);
-    Groth16::<Bn254>::verify_proof(&pvk, proof, public_signals)
+    let pvk: PreparedVerifyingKey<E> = ark_groth16::prepare_verifying_key(vk);
+    Groth16::<E>::verify_proof(&pvk, proof, public_signals)
         .map_err(|e| CircomError::Prove(zkgpu_groth16::ProveError::Synthesis(e)))
 }

@@ -7,7 +7,8 @@
 //! constraints (per constraint, A, B and C as a term count and `(wire, value)` terms, values
 //! canonical); 3 the wires' labels (not read).
 
-use ark_bn254::{Bn254, Fr};
+use ark_bn254::Fr;
+use ark_ff::PrimeField;
 use ark_groth16::Groth16;
 use ark_relations::gr1cs::{
     ConstraintSynthesizer, ConstraintSystemRef, LinearCombination, Matrix, SynthesisError, Variable,
@@ -15,40 +16,41 @@ use ark_relations::gr1cs::{
 use ark_std::rand::Rng;
 
 use crate::binfile::{BinFile, Reader};
+use crate::curve::{CircomCurve, check_field, n8};
 use crate::error::CircomError;
-use crate::field::{N8, canonical, check_field};
+use crate::field::canonical;
 use crate::reduction::CircomReduction;
 use crate::zkey::CircomKey;
 
-const FILE: &str = ".r1cs";
+pub(crate) const FILE: &str = ".r1cs";
 
 /// A circom constraint system: A, B and C over the wires (wire 0 is the constant one, then
-/// the public outputs, the public inputs, the rest).
+/// the public outputs, the public inputs, the rest), over BN254's scalar field unless `F`
+/// says otherwise.
 #[derive(Clone, Debug)]
-pub struct CircomR1cs {
+pub struct CircomR1cs<F: PrimeField = Fr> {
     /// Wires (signals), the constant one included.
     pub num_wires: usize,
     /// Public signals (outputs and public inputs).
     pub num_public: usize,
     /// The rows of A, B and C, one per constraint, terms as `(value, wire)`.
-    pub matrices: [Matrix<Fr>; 3],
+    pub matrices: [Matrix<F>; 3],
 }
 
-impl CircomR1cs {
+impl<F: PrimeField> CircomR1cs<F> {
     /// Constraints.
     pub fn num_constraints(&self) -> usize {
         self.matrices[0].len()
     }
 }
 
-/// Reads a circom `.r1cs` over BN254's scalar field, checking the prime, every wire index
-/// and every value.
-pub fn read_r1cs(bytes: &[u8]) -> Result<CircomR1cs, CircomError> {
+/// Reads a circom `.r1cs` over the scalar field `F` (BN254's or BLS12-381's), checking the
+/// prime, every wire index and every value ([`crate::r1cs_curve`] tells which curve a
+/// circuit is over).
+pub fn read_r1cs<F: PrimeField>(bytes: &[u8]) -> Result<CircomR1cs<F>, CircomError> {
     let file = BinFile::parse(bytes, b"r1cs", &[1], FILE)?;
     let mut h = file.section(1)?;
-    check_field::<Fr>(&mut h, FILE, |n8| {
-        format!("a circuit over another field (a {n8}-byte prime, not BN254's)")
-    })?;
+    check_field::<F>(&mut h, FILE, "a circuit over the scalar field")?;
     let (wires, outputs, inputs) = (h.usize()?, h.usize()?, h.usize()?);
     let _private = h.usize()?;
     h.take(8)?; // labels
@@ -58,7 +60,7 @@ pub fn read_r1cs(bytes: &[u8]) -> Result<CircomR1cs, CircomError> {
         return Err(h.error(format!("{num_public} public signals of {wires} wires")));
     }
     let mut r = file.section(2)?;
-    let mut matrices: [Matrix<Fr>; 3] = Default::default();
+    let mut matrices: [Matrix<F>; 3] = Default::default();
     // A constraint takes at least 12 bytes (three term counts): the count is bounded by the
     // section before anything is allocated by it.
     if count > r.remaining() / 12 {
@@ -80,12 +82,17 @@ pub fn read_r1cs(bytes: &[u8]) -> Result<CircomR1cs, CircomError> {
 }
 
 /// One linear combination of constraint `i`.
-fn read_terms(r: &mut Reader<'_>, wires: usize, i: usize) -> Result<Vec<(Fr, usize)>, CircomError> {
+fn read_terms<F: PrimeField>(
+    r: &mut Reader<'_>,
+    wires: usize,
+    i: usize,
+) -> Result<Vec<(F, usize)>, CircomError> {
     let n = r.usize()?;
-    let mut terms = Vec::with_capacity(n.min(r.remaining() / (4 + N8)));
+    let n8 = n8::<F>();
+    let mut terms = Vec::with_capacity(n.min(r.remaining() / (4 + n8)));
     for _ in 0..n {
         let wire = r.usize()?;
-        let value = canonical::<Fr>(r.take(N8)?);
+        let value = canonical::<F>(r.take(n8)?);
         match value {
             Some(v) if wire < wires => terms.push((v, wire)),
             _ => {
@@ -101,10 +108,10 @@ fn read_terms(r: &mut Reader<'_>, wires: usize, i: usize) -> Result<Vec<(Fr, usi
 /// The constraint system replayed into arkworks in setup mode (no values): wire `w` is the
 /// instance variable `w` for `w <= num_public`, else witness variable `w - num_public - 1`,
 /// so arkworks' full assignment is circom's witness.
-struct Replay<'a>(&'a CircomR1cs);
+struct Replay<'a, F: PrimeField>(&'a CircomR1cs<F>);
 
-impl ConstraintSynthesizer<Fr> for Replay<'_> {
-    fn generate_constraints(self, cs: ConstraintSystemRef<Fr>) -> Result<(), SynthesisError> {
+impl<F: PrimeField> ConstraintSynthesizer<F> for Replay<'_, F> {
+    fn generate_constraints(self, cs: ConstraintSystemRef<F>) -> Result<(), SynthesisError> {
         let r = self.0;
         let mut vars = vec![Variable::One];
         for _ in 0..r.num_public {
@@ -113,7 +120,7 @@ impl ConstraintSynthesizer<Fr> for Replay<'_> {
         for _ in r.num_public + 1..r.num_wires {
             vars.push(cs.new_witness_variable(|| Err(SynthesisError::AssignmentMissing))?);
         }
-        let lc = |terms: &[(Fr, usize)]| {
+        let lc = |terms: &[(F, usize)]| {
             LinearCombination(terms.iter().map(|&(v, w)| (v, vars[w])).collect())
         };
         let [a, b, c] = &r.matrices;
@@ -127,12 +134,13 @@ impl ConstraintSynthesizer<Fr> for Replay<'_> {
 /// A Groth16 key for the circuit with circom's reduction, from ark-groth16's generator
 /// (fresh toxic waste from `rng`: a test or benchmark key, not a ceremony's), with the A and
 /// B matrices a `.zkey` carries.
-pub fn setup(r1cs: &CircomR1cs, rng: &mut impl Rng) -> Result<CircomKey, CircomError> {
-    let pk = Groth16::<Bn254, CircomReduction>::generate_random_parameters_with_reduction(
-        Replay(r1cs),
-        rng,
-    )
-    .map_err(|e| CircomError::Prove(zkgpu_groth16::ProveError::Synthesis(e)))?;
+pub fn setup<E: CircomCurve>(
+    r1cs: &CircomR1cs<E::ScalarField>,
+    rng: &mut impl Rng,
+) -> Result<CircomKey<E>, CircomError> {
+    let pk =
+        Groth16::<E, CircomReduction>::generate_random_parameters_with_reduction(Replay(r1cs), rng)
+            .map_err(|e| CircomError::Prove(zkgpu_groth16::ProveError::Synthesis(e)))?;
     let [a, b, _] = r1cs.matrices.clone();
     Ok(CircomKey {
         proving_key: pk,

@@ -1,27 +1,27 @@
 //! The `.wtns` witness of circom and snarkjs: section 1 holds the field's byte size, its
 //! prime and the witness count; section 2 the values, canonical, little-endian.
 
-use ark_bn254::Fr;
-use ark_ff::PrimeField;
+use ark_ff::{BigInteger, PrimeField};
 
 use crate::binfile::BinFile;
+use crate::curve::check_field;
 use crate::error::CircomError;
-use crate::field::{N8, canonical, check_field, le_bytes};
+use crate::field::{canonical, le_bytes};
 
-const FILE: &str = ".wtns";
+pub(crate) const FILE: &str = ".wtns";
 
-/// Reads a `.wtns` of BN254's scalar field: every signal's value, the constant one first.
-/// Another field, a truncated file or a value past the modulus is a [`CircomError`].
-pub fn read_wtns(bytes: &[u8]) -> Result<Vec<Fr>, CircomError> {
+/// Reads a `.wtns` over the scalar field `F` (BN254's or BLS12-381's): every signal's value,
+/// the constant one first. Another field, a truncated file or a value past the modulus is a
+/// [`CircomError`] ([`crate::wtns_curve`] tells which curve a witness is over).
+pub fn read_wtns<F: PrimeField>(bytes: &[u8]) -> Result<Vec<F>, CircomError> {
     let file = BinFile::parse(bytes, b"wtns", &[2], FILE)?;
     let mut h = file.section(1)?;
-    check_field::<Fr>(&mut h, FILE, |n8| {
-        format!("a witness over another field (a {n8}-byte prime, not BN254's scalar field)")
-    })?;
+    check_field::<F>(&mut h, FILE, "a witness over the scalar field")?;
     let count = h.usize()?;
-    let data = file.section(2)?.rest_exactly(count, N8)?;
+    let n8 = crate::curve::n8::<F>();
+    let data = file.section(2)?.rest_exactly(count, n8)?;
     let one = |(i, v): (usize, &[u8])| {
-        canonical::<Fr>(v).ok_or_else(|| {
+        canonical::<F>(v).ok_or_else(|| {
             CircomError::format(FILE, format!("value {i} is past the field's modulus"))
         })
     };
@@ -29,27 +29,26 @@ pub fn read_wtns(bytes: &[u8]) -> Result<Vec<Fr>, CircomError> {
     #[cfg(not(target_arch = "wasm32"))]
     {
         use rayon::prelude::*;
-        data.par_chunks_exact(N8).enumerate().map(one).collect()
+        data.par_chunks_exact(n8).enumerate().map(one).collect()
     }
     #[cfg(target_arch = "wasm32")]
-    data.chunks_exact(N8).enumerate().map(one).collect()
+    data.chunks_exact(n8).enumerate().map(one).collect()
 }
 
 /// The `.wtns` bytes of `values` (the file snarkjs writes for them).
-pub fn write_wtns(values: &[Fr]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(48 + N8 * (values.len() + 1));
+pub fn write_wtns<F: PrimeField>(values: &[F]) -> Vec<u8> {
+    let n8 = crate::curve::n8::<F>();
+    let mut out = Vec::with_capacity(48 + n8 * (values.len() + 1));
     out.extend_from_slice(b"wtns");
     for word in [2u32, 2, 1] {
         out.extend_from_slice(&word.to_le_bytes());
     }
-    out.extend_from_slice(&(4 + N8 as u64 + 4).to_le_bytes());
-    out.extend_from_slice(&(N8 as u32).to_le_bytes());
-    for limb in Fr::MODULUS.0 {
-        out.extend_from_slice(&limb.to_le_bytes());
-    }
+    out.extend_from_slice(&(4 + n8 as u64 + 4).to_le_bytes());
+    out.extend_from_slice(&(n8 as u32).to_le_bytes());
+    out.extend_from_slice(&F::MODULUS.to_bytes_le());
     out.extend_from_slice(&(values.len() as u32).to_le_bytes());
     out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&((values.len() * N8) as u64).to_le_bytes());
+    out.extend_from_slice(&((values.len() * n8) as u64).to_le_bytes());
     for v in values {
         out.extend_from_slice(&le_bytes(v));
     }

@@ -7,33 +7,36 @@
 //! the signal and the value); 5 to 9 the A, B1, B2, C (L) and H point vectors; 10 the
 //! ceremony's contributions (not read).
 
-use ark_bn254::{Bn254, Fq, Fr, G1Affine, G2Affine};
+use ark_bn254::Bn254;
+use ark_ec::AffineRepr;
 use ark_groth16::{ProvingKey, VerifyingKey};
 use ark_relations::gr1cs::Matrix;
 use zkgpu_groth16::R1csMatrices;
 
 use crate::binfile::{BinFile, FileSections, Reader, Sections};
+use crate::curve::{CircomCurve, check_field};
 use crate::error::CircomError;
-use crate::field::{G1_BYTES, G2_BYTES, N8, check_field, g1, g2, zkey_coefficient};
+use crate::field::{g1, g1_bytes, g2, g2_bytes};
 
-const FILE: &str = ".zkey";
+pub(crate) const FILE: &str = ".zkey";
 
 /// A snarkjs Groth16 key: the proving key (with its verifying key) and the circuit's A and B
-/// matrices, as ark-circom reads them.
+/// matrices, as ark-circom reads them. Over BN254 unless `E` says otherwise
+/// ([`CircomCurve`]: BN254 or BLS12-381).
 #[derive(Clone, Debug)]
-pub struct CircomKey {
+pub struct CircomKey<E: CircomCurve = Bn254> {
     /// The proving key; its H query has one point per domain element (circom's reduction).
-    pub proving_key: ProvingKey<Bn254>,
+    pub proving_key: ProvingKey<E>,
     /// Rows of A and of B, one per constraint (the rows that copy the public signals
     /// removed).
-    pub(crate) ab: [Matrix<Fr>; 2],
+    pub(crate) ab: [Matrix<E::ScalarField>; 2],
     /// Public signals (outputs and public inputs), the constant one not counted.
     pub num_public: usize,
     /// Signals, the constant one included.
     pub num_variables: usize,
 }
 
-impl CircomKey {
+impl<E: CircomCurve> CircomKey<E> {
     /// The domain's size: the H query's length (circom's reduction has one point per domain
     /// element; the reader checks it against the header).
     pub fn domain_size(&self) -> usize {
@@ -46,17 +49,17 @@ impl CircomKey {
     }
 
     /// Rows of A, one per constraint (without the rows that copy the public signals).
-    pub fn a(&self) -> &Matrix<Fr> {
+    pub fn a(&self) -> &Matrix<E::ScalarField> {
         &self.ab[0]
     }
 
     /// Rows of B, one per constraint.
-    pub fn b(&self) -> &Matrix<Fr> {
+    pub fn b(&self) -> &Matrix<E::ScalarField> {
         &self.ab[1]
     }
 
     /// The matrices in the prover's compact form, for circom's reduction.
-    pub fn matrices(&self) -> Result<R1csMatrices<Fr>, CircomError> {
+    pub fn matrices(&self) -> Result<R1csMatrices<E::ScalarField>, CircomError> {
         let inputs = self.num_public + 1;
         R1csMatrices::from_circom(
             &self.ab[0],
@@ -69,21 +72,23 @@ impl CircomKey {
     }
 }
 
-/// Reads a snarkjs `.zkey` for BN254 Groth16, checking every length, both primes and every
-/// point against the curve: a damaged or foreign file is a [`CircomError`].
-pub fn read_zkey(bytes: &[u8]) -> Result<CircomKey, CircomError> {
+/// Reads a snarkjs Groth16 `.zkey` over `E`, checking every length, both primes and every
+/// point against the curve: a damaged file, or one over another curve, is a [`CircomError`]
+/// ([`crate::zkey_curve`] tells which curve a key is over).
+pub fn read_zkey<E: CircomCurve>(bytes: &[u8]) -> Result<CircomKey<E>, CircomError> {
     read_sections(&mut BinFile::parse(bytes, b"zkey", &[1], FILE)?)
 }
 
 /// [`read_zkey`] of the file at `path`, read one section at a time: the file's bytes are never
 /// in memory whole (at most its largest section, beside the key being built), so a large key
 /// is not held twice. A file that cannot be read is [`CircomError::Io`].
-pub fn read_zkey_file(path: &std::path::Path) -> Result<CircomKey, CircomError> {
+pub fn read_zkey_file<E: CircomCurve>(path: &std::path::Path) -> Result<CircomKey<E>, CircomError> {
     read_sections(&mut FileSections::open(path, b"zkey", &[1], FILE)?)
 }
 
-fn read_sections(file: &mut impl Sections) -> Result<CircomKey, CircomError> {
-    let protocol = file.section(1)?.reader().u32()?;
+/// Section 1: the protocol, which must be Groth16's.
+pub(crate) fn check_protocol(r: &mut Reader<'_>) -> Result<(), CircomError> {
+    let protocol = r.u32()?;
     if protocol != 1 {
         let name = match protocol {
             2 => "PLONK",
@@ -95,17 +100,22 @@ fn read_sections(file: &mut impl Sections) -> Result<CircomKey, CircomError> {
             what: format!("a {name} key (protocol {protocol}), not Groth16"),
         });
     }
-    let h = Header::read(&mut file.section(2)?.reader())?;
+    Ok(())
+}
+
+fn read_sections<E: CircomCurve>(file: &mut impl Sections) -> Result<CircomKey<E>, CircomError> {
+    check_protocol(&mut file.section(1)?.reader())?;
+    let h = Header::<E>::read(&mut file.section(2)?.reader())?;
     let (vars, public, n) = (h.num_variables, h.num_public, h.domain_size);
     // The point sections first: the counts of the header are then backed by the file's
     // bytes before the coefficients' rows are allocated by them. One section at a time.
-    let ic = g1_vector(&mut file.section(3)?.reader(), public + 1)?;
-    let a_query = g1_vector(&mut file.section(5)?.reader(), vars)?;
-    let b_g1_query = g1_vector(&mut file.section(6)?.reader(), vars)?;
-    let b_g2_query = g2_vector(&mut file.section(7)?.reader(), vars)?;
-    let l_query = g1_vector(&mut file.section(8)?.reader(), vars - public - 1)?;
-    let h_query = g1_vector(&mut file.section(9)?.reader(), n)?;
-    let (a, b) = read_coefficients(&mut file.section(4)?.reader(), &h)?;
+    let ic = g1_vector::<E>(&mut file.section(3)?.reader(), public + 1)?;
+    let a_query = g1_vector::<E>(&mut file.section(5)?.reader(), vars)?;
+    let b_g1_query = g1_vector::<E>(&mut file.section(6)?.reader(), vars)?;
+    let b_g2_query = g2_vector::<E>(&mut file.section(7)?.reader(), vars)?;
+    let l_query = g1_vector::<E>(&mut file.section(8)?.reader(), vars - public - 1)?;
+    let h_query = g1_vector::<E>(&mut file.section(9)?.reader(), n)?;
+    let [a, b] = read_coefficients::<E>(&mut file.section(4)?.reader(), &h)?;
     let vk = VerifyingKey {
         alpha_g1: h.alpha_g1,
         beta_g2: h.beta_g2,
@@ -132,28 +142,22 @@ fn read_sections(file: &mut impl Sections) -> Result<CircomKey, CircomError> {
 
 /// Section 2.
 #[derive(Debug)]
-struct Header {
+struct Header<E: CircomCurve> {
     num_variables: usize,
     num_public: usize,
     domain_size: usize,
-    alpha_g1: G1Affine,
-    beta_g1: G1Affine,
-    beta_g2: G2Affine,
-    gamma_g2: G2Affine,
-    delta_g1: G1Affine,
-    delta_g2: G2Affine,
+    alpha_g1: E::G1Affine,
+    beta_g1: E::G1Affine,
+    beta_g2: E::G2Affine,
+    gamma_g2: E::G2Affine,
+    delta_g1: E::G1Affine,
+    delta_g2: E::G2Affine,
 }
 
-impl Header {
+impl<E: CircomCurve> Header<E> {
     fn read(r: &mut Reader<'_>) -> Result<Self, CircomError> {
-        let other = |which: &str, n8: usize| {
-            format!(
-                "a key over another curve (its {which} field has a {n8}-byte prime, not \
-                 BN254's); only BN254 (snarkjs' bn128) is supported"
-            )
-        };
-        check_field::<Fq>(r, FILE, |n8| other("base", n8))?;
-        check_field::<Fr>(r, FILE, |n8| other("scalar", n8))?;
+        check_field::<E::BaseField>(r, FILE, "a key over the base field")?;
+        check_field::<E::ScalarField>(r, FILE, "a key over the scalar field")?;
         let (num_variables, num_public, domain_size) = (r.usize()?, r.usize()?, r.usize()?);
         if num_public + 1 > num_variables || !domain_size.is_power_of_two() {
             return Err(r.error(format!(
@@ -161,20 +165,20 @@ impl Header {
                  {domain_size}: not a Groth16 key"
             )));
         }
-        let alpha_g1 = point(r, G1_BYTES, g1, 0)?;
-        let beta_g1 = point(r, G1_BYTES, g1, 1)?;
-        let mut g2s = [G2Affine::identity(); 2];
+        let (g1b, g2b) = (g1_bytes::<E>(), g2_bytes::<E>());
+        let alpha_g1 = point(r, g1b, g1::<E>, 0)?;
+        let beta_g1 = point(r, g1b, g1::<E>, 1)?;
+        let mut g2s = [E::G2Affine::zero(); 2];
         for (k, p) in g2s.iter_mut().enumerate() {
-            *p = point(r, G2_BYTES, g2, 2 + k)?;
+            *p = point(r, g2b, g2::<E>, 2 + k)?;
         }
-        let delta_g1 = point(r, G1_BYTES, g1, 4)?;
-        let delta_g2 = point(r, G2_BYTES, g2, 5)?;
-        // The verifying key's G2 points are few: check their subgroup too.
-        let in_group = [g2s[0], g2s[1], delta_g2]
-            .iter()
-            .all(|p| p.is_in_correct_subgroup_assuming_on_curve());
+        let delta_g1 = point(r, g1b, g1::<E>, 4)?;
+        let delta_g2 = point(r, g2b, g2::<E>, 5)?;
+        // The few points of the header: check their subgroups too.
+        let in_group = [g2s[0], g2s[1], delta_g2].iter().all(E::g2_in_group)
+            && [alpha_g1, beta_g1, delta_g1].iter().all(E::g1_in_group);
         if !in_group {
-            return Err(r.error("holds a G2 point outside the prime-order group".into()));
+            return Err(r.error("holds a point outside the prime-order group".into()));
         }
         Ok(Self {
             num_variables,
@@ -221,30 +225,36 @@ fn vector<P: Send>(
     data.chunks_exact(bytes).enumerate().map(one).collect()
 }
 
-fn g1_vector(r: &mut Reader<'_>, len: usize) -> Result<Vec<G1Affine>, CircomError> {
-    vector(r, len, G1_BYTES, g1)
+fn g1_vector<E: CircomCurve>(
+    r: &mut Reader<'_>,
+    len: usize,
+) -> Result<Vec<E::G1Affine>, CircomError> {
+    vector(r, len, g1_bytes::<E>(), g1::<E>)
 }
 
-fn g2_vector(r: &mut Reader<'_>, len: usize) -> Result<Vec<G2Affine>, CircomError> {
-    vector(r, len, G2_BYTES, g2)
+fn g2_vector<E: CircomCurve>(
+    r: &mut Reader<'_>,
+    len: usize,
+) -> Result<Vec<E::G2Affine>, CircomError> {
+    vector(r, len, g2_bytes::<E>(), g2::<E>)
 }
 
 /// Section 4: the A and B rows of the constraints, the rows that copy the public signals
 /// (`A[n_c + i] = z_i` for `i <= n_public`, which the reduction adds itself) checked and
 /// dropped.
-fn read_coefficients(
+fn read_coefficients<E: CircomCurve>(
     r: &mut Reader<'_>,
-    h: &Header,
-) -> Result<(Matrix<Fr>, Matrix<Fr>), CircomError> {
-    const ENTRY: usize = 12 + N8;
+    h: &Header<E>,
+) -> Result<[Matrix<E::ScalarField>; 2], CircomError> {
+    let entry = 12 + E::CURVE.scalar_bytes();
     let count = r.usize()?;
-    let data = r.rest_exactly(count, ENTRY)?;
-    let mut m: [Matrix<Fr>; 2] = [Vec::new(), Vec::new()];
+    let data = r.rest_exactly(count, entry)?;
+    let mut m: [Matrix<E::ScalarField>; 2] = [Vec::new(), Vec::new()];
     let mut last = 0;
-    for (k, e) in data.chunks_exact(ENTRY).enumerate() {
+    for (k, e) in data.chunks_exact(entry).enumerate() {
         let word = |i: usize| u32::from_le_bytes([e[i], e[i + 1], e[i + 2], e[i + 3]]) as usize;
         let (matrix, row, signal) = (word(0), word(4), word(8));
-        let value = zkey_coefficient(&e[12..]);
+        let value = E::scalar_from_zkey(&e[12..]);
         let bad = |what: &str| r.error(format!("entry {k}: {what}"));
         let Some(value) = value else {
             return Err(bad("a coefficient past the scalar field's modulus"));
@@ -271,7 +281,7 @@ fn read_coefficients(
     let copy_ok = copies
         .iter()
         .enumerate()
-        .all(|(i, row)| row.len() == 1 && row[0] == (Fr::from(1u64), i));
+        .all(|(i, row)| row.len() == 1 && row[0] == (E::ScalarField::from(1u64), i));
     if !copy_ok || b.len() > constraints {
         return Err(r.error("has rows that copy the public signals of another shape".into()));
     }
@@ -282,5 +292,5 @@ fn read_coefficients(
             h.domain_size
         )));
     }
-    Ok((a, b))
+    Ok([a, b])
 }

@@ -1,5 +1,6 @@
 //! `zkgpu circom-bench-key --circuit merkle --log-constraints 20 key.zkey witness.wtns`: a
-//! snarkjs key and witness of one of `zkgpu prove`'s benchmark circuits (BN254), for
+//! snarkjs key and witness of one of `zkgpu prove`'s benchmark circuits (BN254, or
+//! BLS12-381 with `--curve bls12-381`), for
 //! benchmarks of the circom path and the proving service at sizes no fixture has. The
 //! arkworks circuit's constraints are a circom R1CS as they stand (the constant one, the
 //! public inputs, then the private wires), so circom's reduction and ark-groth16's generator
@@ -7,11 +8,13 @@
 
 use std::path::PathBuf;
 
-use ark_bn254::Fr;
+use ark_bls12_381::Bls12_381;
+use ark_bn254::Bn254;
+use ark_crypto_primitives::sponge::Absorb;
 use ark_std::rand::SeedableRng;
 use ark_std::rand::rngs::StdRng;
 use clap::Args;
-use zkgpu_circom::CircomR1cs;
+use zkgpu_circom::{CircomCurve, CircomR1cs, Curve};
 use zkgpu_circuits::{Family, sized};
 
 use crate::prove_cmd::CircuitArg;
@@ -36,6 +39,13 @@ pub struct BenchKeyArgs {
     /// one anyone relies on).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// The curve: bn254 (snarkjs' bn128) or bls12-381.
+    #[arg(long, default_value = "bn254", value_parser = parse_curve)]
+    curve: Curve,
+}
+
+fn parse_curve(s: &str) -> Result<Curve, String> {
+    Curve::from_name(s).ok_or_else(|| format!("unknown curve {s:?} (bn254, bls12-381)"))
 }
 
 pub fn run(args: &BenchKeyArgs) -> Result<(), BoxError> {
@@ -44,12 +54,19 @@ pub fn run(args: &BenchKeyArgs) -> Result<(), BoxError> {
     }
     crate::circom_cmd::check_output(&args.zkey)?;
     crate::circom_cmd::check_output(&args.wtns)?;
+    match args.curve {
+        Curve::Bn254 => run_as::<Bn254>(args),
+        Curve::Bls12_381 => run_as::<Bls12_381>(args),
+    }
+}
+
+fn run_as<E: CircomCurve<ScalarField: Absorb>>(args: &BenchKeyArgs) -> Result<(), BoxError> {
     let family = match args.circuit {
         CircuitArg::Sha256 => Family::Sha256,
         CircuitArg::Merkle => Family::Merkle,
     };
     let mut rng = StdRng::seed_from_u64(args.seed);
-    let (circuit, _) = sized::<Fr, _>(family, args.log_constraints, &mut rng)?;
+    let (circuit, _) = sized::<E::ScalarField, _>(family, args.log_constraints, &mut rng)?;
     let step = Step::new("the circuit's constraints (arkworks)");
     let (matrices, inputs, witness) = zkgpu_groth16::synthesize_matrices(circuit.clone())?;
     let Ok([a, b, c]) = <[_; 3]>::try_from(matrices) else {
@@ -69,5 +86,5 @@ pub fn run(args: &BenchKeyArgs) -> Result<(), BoxError> {
     std::fs::write(&args.wtns, zkgpu_circom::write_wtns(&values))
         .map_err(|e| format!("{}: {e}", args.wtns.display()))?;
     step.done("");
-    crate::circom_cmd::setup_and_write(&r1cs, &mut rng, &args.zkey)
+    crate::circom_cmd::setup_and_write::<E>(&r1cs, &mut rng, &args.zkey)
 }

@@ -8,12 +8,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ark_bn254::{Bn254, Fr};
-use ark_ff::UniformRand;
+use ark_bls12_381::Bls12_381;
+use ark_bn254::Bn254;
+use ark_ff::{PrimeField, UniformRand};
 use ark_groth16::VerifyingKey;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::Args;
-use zkgpu_circom::{CircomKey, CircomProof, CircomR1cs, read_verifying_key_json, read_wtns};
+use zkgpu_circom::{
+    CircomCurve, CircomKey, CircomProof, CircomR1cs, Curve, read_verifying_key_json, read_wtns,
+};
 use zkgpu_groth16::{CacheOutcome, GpuProver, PreparedProvingKey};
 use zkgpu_runtime::{ContextOptions, GpuContext};
 
@@ -26,7 +29,7 @@ type BoxError = Box<dyn std::error::Error>;
 /// Arguments of `zkgpu prove-circom` (rapidsnark's order).
 #[derive(Args, Debug)]
 pub struct CircomArgs {
-    /// The snarkjs Groth16 key (BN254).
+    /// The snarkjs Groth16 key (BN254 or BLS12-381: its header tells which).
     zkey: PathBuf,
     /// The witness (`snarkjs wtns calculate`, or circom's generated witness calculator).
     wtns: PathBuf,
@@ -82,14 +85,14 @@ fn randomness(seed: Option<u64>) -> Result<StdRng, BoxError> {
 /// The key's hash (what its prepared form is cached under; `None` without a cache), the
 /// witness and the verifying key read, with the seconds of the first two. The `.zkey` itself
 /// is read one section at a time when it is prepared, never whole.
-struct Inputs {
+struct Inputs<E: CircomCurve> {
     hash: Option<[u8; 32]>,
-    values: Vec<Fr>,
-    vk: Option<VerifyingKey<Bn254>>,
+    values: Vec<E::ScalarField>,
+    vk: Option<VerifyingKey<E>>,
     seconds: (f64, f64),
 }
 
-fn read_inputs(args: &CircomArgs, cached: bool) -> Result<Inputs, BoxError> {
+fn read_inputs<E: CircomCurve>(args: &CircomArgs, cached: bool) -> Result<Inputs<E>, BoxError> {
     let verb = if cached { "hashing" } else { "opening" };
     let step = Step::new(format!("{verb} {}", args.zkey.display()));
     let hash = if cached {
@@ -107,7 +110,7 @@ fn read_inputs(args: &CircomArgs, cached: bool) -> Result<Inputs, BoxError> {
     let t_wtns = step.done(&format!("({} values)", values.len()));
     let vk = match &args.verify {
         Some(p) => Some(
-            read_verifying_key_json(&String::from_utf8_lossy(&read(p)?))
+            read_verifying_key_json::<E>(&String::from_utf8_lossy(&read(p)?))
                 .map_err(|e| format!("{}: {e}", p.display()))?,
         ),
         None => None,
@@ -121,18 +124,18 @@ fn read_inputs(args: &CircomArgs, cached: bool) -> Result<Inputs, BoxError> {
 }
 
 /// The `.zkey` read one section at a time (its errors named with its path).
-fn parse_zkey(args: &CircomArgs) -> Result<CircomKey, BoxError> {
-    zkgpu_circom::read_zkey_file(&args.zkey)
+fn parse_zkey<E: CircomCurve>(args: &CircomArgs) -> Result<CircomKey<E>, BoxError> {
+    zkgpu_circom::read_zkey_file::<E>(&args.zkey)
         .map_err(|e| format!("{}: {e}", args.zkey.display()).into())
 }
 
 /// The key prepared (from the cache under `dir` when there), pipelines built beside it, and
 /// what happened.
-fn prepare(
+fn prepare<E: CircomCurve>(
     args: &CircomArgs,
-    prover: &GpuProver<Bn254>,
+    prover: &GpuProver<E>,
     cache: Option<(&Path, [u8; 32])>,
-) -> Result<(PreparedProvingKey<Bn254>, String), BoxError> {
+) -> Result<(PreparedProvingKey<E>, String), BoxError> {
     let (prepared, pipes) = with_pipelines(prover, || -> Result<_, BoxError> {
         Ok(match cache {
             Some((d, hash)) => {
@@ -140,7 +143,7 @@ fn prepare(
                     .map_err(|e| format!("{}: {e}", args.zkey.display()))?;
                 (p, Some(o))
             }
-            None => (parse_zkey(args)?.prepare(prover)?, None),
+            None => (parse_zkey::<E>(args)?.prepare(prover)?, None),
         })
     });
     let (prepared, outcome) = prepared?;
@@ -168,6 +171,17 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     crate::prove_report::set_quiet(args.quiet || args.json);
     check_output(&args.proof)?;
     check_output(&args.public)?;
+    // The key's header names its curve (a missing or foreign file fails here, before the GPU
+    // is opened).
+    let curve = zkgpu_circom::zkey_file_curve(&args.zkey)
+        .map_err(|e| format!("{}: {e}", args.zkey.display()))?;
+    match curve {
+        Curve::Bn254 => run_as::<Bn254>(args, started),
+        Curve::Bls12_381 => run_as::<Bls12_381>(args, started),
+    }
+}
+
+fn run_as<E: CircomCurve>(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     let dir = (!args.no_cache)
         .then(|| cache_dir(args.cache_dir.as_deref()))
         .flatten();
@@ -176,7 +190,7 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
         values,
         vk,
         seconds: (t_zkey, t_wtns),
-    } = read_inputs(args, dir.is_some())?;
+    } = read_inputs::<E>(args, dir.is_some())?;
     let step = Step::new("opening the GPU");
     let mut opts = ContextOptions::from_env()?;
     if opts.pipeline_cache_dir.is_none() {
@@ -184,18 +198,19 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     }
     let ctx = GpuContext::new_blocking(opts)?;
     let t_ctx = step.done("");
-    let prover = GpuProver::<Bn254>::new(&ctx)?;
+    let prover = GpuProver::<E>::new(&ctx)?;
     let step = Step::new("preparing the key: bases and matrices to the GPU (pipelines beside)");
     let (prepared, note) = prepare(args, &prover, dir.as_deref().zip(hash))?;
     let t_prepare = step.done(&note);
     let loud = !(args.quiet || args.json);
     if loud {
         println!(
-            "zkgpu prove-circom: {} constraints, {} signals, {} public (bn254, circom's reduction, \
+            "zkgpu prove-circom: {} constraints, {} signals, {} public ({}, circom's reduction, \
          domain 2^{}); GPU: {} ({:?}); CPU: {} threads",
             prepared.matrices().map_or(0, |m| m.num_constraints()),
             prepared.num_instance_variables() + prepared.num_witness_variables(),
             prepared.num_instance_variables() - 1,
+            E::CURVE,
             prepared.domain_size().trailing_zeros(),
             ctx.info().name,
             ctx.info().backend,
@@ -203,7 +218,10 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
         );
     }
     let mut rng = randomness(args.seed)?;
-    let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
+    let (r, s) = (
+        E::ScalarField::rand(&mut rng),
+        E::ScalarField::rand(&mut rng),
+    );
     let step = Step::new("first proof");
     let first = zkgpu_circom::prove_with_randomness(&prover, &prepared, values.clone(), r, s)?;
     let t_first = step.done("");
@@ -220,7 +238,7 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
         .into());
     }
     let cpu = if args.compare {
-        Some(compare(&parse_zkey(args)?, &values, (r, s), &first)?)
+        Some(compare(&parse_zkey::<E>(args)?, &values, (r, s), &first)?)
     } else {
         None
     };
@@ -232,7 +250,10 @@ pub fn run(args: &CircomArgs, started: Instant) -> Result<(), BoxError> {
     let to_written = started.elapsed().as_secs_f64();
     let mut runs = Vec::new();
     for _ in 0..args.runs {
-        let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
+        let (r, s) = (
+            E::ScalarField::rand(&mut rng),
+            E::ScalarField::rand(&mut rng),
+        );
         runs.push(
             zkgpu_circom::prove_with_randomness(&prover, &prepared, values.clone(), r, s)?.timings,
         );
@@ -335,11 +356,11 @@ fn print_steps(steps: &[(&str, f64)]) {
 }
 
 /// The CPU proof for the same `r` and `s`, which must equal the GPU's; its seconds.
-fn compare(
-    key: &CircomKey,
-    values: &[Fr],
-    rs: (Fr, Fr),
-    gpu: &CircomProof,
+fn compare<E: CircomCurve>(
+    key: &CircomKey<E>,
+    values: &[E::ScalarField],
+    rs: (E::ScalarField, E::ScalarField),
+    gpu: &CircomProof<E>,
 ) -> Result<f64, BoxError> {
     let step = Step::new("the same proof on the CPU (ark-groth16, circom's reduction)");
     let cpu = zkgpu_circom::reference_proof(key, values, rs.0, rs.1)?;
@@ -433,15 +454,24 @@ pub struct SetupArgs {
 /// snarkjs' setup of a large circuit takes hours), written as a `.zkey` that
 /// `prove-circom`, snarkjs and rapidsnark read.
 pub fn setup(args: &SetupArgs) -> Result<(), BoxError> {
+    let bytes = read(&args.r1cs)?;
+    let named = |e: zkgpu_circom::CircomError| format!("{}: {e}", args.r1cs.display());
+    match zkgpu_circom::r1cs_curve(&bytes).map_err(named)? {
+        Curve::Bn254 => setup_as::<Bn254>(args, &bytes),
+        Curve::Bls12_381 => setup_as::<Bls12_381>(args, &bytes),
+    }
+}
+
+fn setup_as<E: CircomCurve>(args: &SetupArgs, bytes: &[u8]) -> Result<(), BoxError> {
     let step = Step::new(format!("reading {}", args.r1cs.display()));
-    let r1cs = zkgpu_circom::read_r1cs(&read(&args.r1cs)?)
+    let r1cs = zkgpu_circom::read_r1cs::<E::ScalarField>(bytes)
         .map_err(|e| format!("{}: {e}", args.r1cs.display()))?;
     step.done(&r1cs_summary(&r1cs));
-    setup_and_write(&r1cs, &mut randomness(args.seed)?, &args.zkey)
+    setup_and_write::<E>(&r1cs, &mut randomness(args.seed)?, &args.zkey)
 }
 
 /// A circuit's counts, as the steps print them.
-pub(crate) fn r1cs_summary(r1cs: &CircomR1cs) -> String {
+pub(crate) fn r1cs_summary<F: PrimeField>(r1cs: &CircomR1cs<F>) -> String {
     format!(
         "({} constraints, {} wires, {} public)",
         r1cs.num_constraints(),
@@ -452,8 +482,8 @@ pub(crate) fn r1cs_summary(r1cs: &CircomR1cs) -> String {
 
 /// The key of `r1cs` from ark-groth16's generator with circom's reduction, written to `path`
 /// as a `.zkey`; both steps timed.
-pub(crate) fn setup_and_write(
-    r1cs: &CircomR1cs,
+pub(crate) fn setup_and_write<E: CircomCurve>(
+    r1cs: &CircomR1cs<E::ScalarField>,
     rng: &mut StdRng,
     path: &Path,
 ) -> Result<(), BoxError> {
@@ -461,7 +491,7 @@ pub(crate) fn setup_and_write(
         "ark-groth16's generator, circom's reduction ({} threads)",
         rayon::current_num_threads()
     ));
-    let key = zkgpu_circom::setup(r1cs, rng)?;
+    let key = zkgpu_circom::setup::<E>(r1cs, rng)?;
     step.done(&format!(
         "(domain 2^{})",
         key.domain_size().trailing_zeros()

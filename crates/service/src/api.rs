@@ -340,11 +340,24 @@ async fn submit(
     let witness = witness?;
     let key = key?.ok_or_else(|| unknown_key(&key_id))?;
     let started = std::time::Instant::now();
-    let (store, job, signals) = (s.witnesses.clone(), id.clone(), key.signals as usize);
+    let curve = zkgpu_circom::Curve::from_name(&key.curve).ok_or_else(|| {
+        ServiceError::new(
+            ErrorCode::Internal,
+            format!(
+                "key {key_id} is registered over an unknown curve {:?}",
+                key.curve
+            ),
+        )
+    })?;
+    let circuit = crate::witness::Circuit {
+        curve,
+        signals: key.signals as usize,
+    };
+    let (store, job) = (s.witnesses.clone(), id.clone());
     // Checked, and the job's witness file complete, before the job is queued.
     blocking(move || match incoming {
-        Some(incoming) => incoming.finish_checked(&witness, signals),
-        None => crate::witness::store_json(&store, &job, &witness, signals),
+        Some(incoming) => incoming.finish_checked(&witness, circuit),
+        None => crate::witness::store_json(&store, &job, &witness, circuit),
     })
     .await?;
     let checked_ms = started.elapsed().as_secs_f64() * 1e3;

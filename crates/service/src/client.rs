@@ -34,6 +34,8 @@ pub struct ProofResult {
 pub struct RemoteKey {
     /// Its id.
     pub id: String,
+    /// Its curve (`bn254`, `bls12-381`).
+    pub curve: String,
     /// Signals, the constant one included.
     pub signals: i64,
     /// Constraints.

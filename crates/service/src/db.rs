@@ -102,7 +102,7 @@ impl JobState {
 pub struct KeyInfo {
     /// The key's id: the hex of its `.zkey`'s hash.
     pub id: String,
-    /// Its curve (`bn254`).
+    /// Its curve (`bn254`, `bls12-381`: `zkgpu_circom::Curve::name`).
     pub curve: String,
     /// The `.zkey`'s size.
     pub bytes: i64,

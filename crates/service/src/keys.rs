@@ -1,8 +1,12 @@
-//! The key store: each registered `.zkey` as `keys/<id>.zkey` under the data directory, its
-//! id the hex of its hash, so the same key uploaded twice is stored once.
+//! The key store: each registered `.zkey` (BN254 or BLS12-381) as `keys/<id>.zkey` under the
+//! data directory, its id the hex of its hash, so the same key uploaded twice is stored once.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
+
+use ark_bls12_381::Bls12_381;
+use ark_bn254::Bn254;
+use zkgpu_circom::{CircomCurve, CircomError, Curve};
 
 use crate::db::KeyInfo;
 use crate::error::{ErrorCode, Result, ServiceError};
@@ -58,20 +62,26 @@ impl KeyStore {
     /// refused key's part is removed.
     pub(crate) fn add_part(&self, part: PartFile, id: &str) -> Result<KeyInfo> {
         let path = self.path(id)?;
-        let key = zkgpu_circom::read_zkey_file(&part.path).map_err(ServiceError::of_key)?;
+        let curve = zkgpu_circom::zkey_file_curve(&part.path).map_err(ServiceError::of_key)?;
+        let counts = match curve {
+            Curve::Bn254 => counts::<Bn254>(&part.path),
+            Curve::Bls12_381 => counts::<Bls12_381>(&part.path),
+        }
+        .map_err(ServiceError::of_key)?;
         let bytes = std::fs::metadata(&part.path)
             .map_err(|e| internal("cannot store the key", &e))?
             .len();
         if !path.exists() {
             std::fs::rename(&part.path, &path).map_err(|e| internal("cannot store the key", &e))?;
         }
+        let [constraints, signals, public_signals] = counts.map(|n| n as i64);
         Ok(KeyInfo {
             id: id.to_owned(),
-            curve: "bn254".into(),
+            curve: curve.name().into(),
             bytes: bytes as i64,
-            constraints: key.num_constraints() as i64,
-            signals: key.num_variables as i64,
-            public_signals: key.num_public as i64,
+            constraints,
+            signals,
+            public_signals,
         })
     }
 
@@ -86,6 +96,13 @@ impl KeyStore {
         }
         Ok(path)
     }
+}
+
+/// The key at `path` read over `E` (every point and length checked): its constraints,
+/// signals and public signals.
+fn counts<E: CircomCurve>(path: &Path) -> Result<[usize; 3], CircomError> {
+    let key = zkgpu_circom::read_zkey_file::<E>(path)?;
+    Ok([key.num_constraints(), key.num_variables, key.num_public])
 }
 
 fn internal(what: &str, e: &std::io::Error) -> ServiceError {

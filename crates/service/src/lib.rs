@@ -1,4 +1,4 @@
-//! A proving service for circom/snarkjs Groth16 keys (BN254): an HTTP API to register keys
+//! A proving service for circom/snarkjs Groth16 keys (BN254 and BLS12-381): an HTTP API to register keys
 //! and queue proofs, a durable job queue in SQLite (one machine) or PostgreSQL (several), and
 //! GPU workers — in the API's process, or `zkgpu worker` processes on other machines.
 //!
@@ -16,6 +16,7 @@
 mod api;
 mod auth;
 mod client;
+mod curves;
 mod db;
 mod error;
 mod events;

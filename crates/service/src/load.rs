@@ -4,8 +4,10 @@
 
 use std::time::{Duration, Instant};
 
+use ark_bls12_381::Bls12_381;
 use ark_bn254::Bn254;
 use ark_groth16::{Groth16, PreparedVerifyingKey};
+use zkgpu_circom::{CircomCurve, Curve};
 
 use crate::client::Client;
 use crate::error::{ErrorCode, Result, ServiceError};
@@ -70,11 +72,25 @@ fn quantile<T: Copy>(sorted: &[T], q: f64) -> Option<T> {
     sorted.get(i).copied()
 }
 
-/// Runs `plan` against the server of `client`: registers `zkey`, sends `wtns` `plan.jobs`
-/// times, and checks each proof against the key and the witness's public signals.
+/// Runs `plan` against the server of `client`: registers `zkey` (BN254 or BLS12-381), sends
+/// `wtns` `plan.jobs` times, and checks each proof against the key and the witness's public
+/// signals.
 pub fn run(client: &Client, zkey: &[u8], wtns: &[u8], plan: &LoadPlan) -> Result<LoadReport> {
-    let key = zkgpu_circom::read_zkey(zkey).map_err(ServiceError::of_key)?;
-    let values = zkgpu_circom::read_wtns(wtns).map_err(ServiceError::of_witness)?;
+    match zkgpu_circom::zkey_curve(zkey).map_err(ServiceError::of_key)? {
+        Curve::Bn254 => run_as::<Bn254>(client, zkey, wtns, plan),
+        Curve::Bls12_381 => run_as::<Bls12_381>(client, zkey, wtns, plan),
+    }
+}
+
+fn run_as<E: CircomCurve>(
+    client: &Client,
+    zkey: &[u8],
+    wtns: &[u8],
+    plan: &LoadPlan,
+) -> Result<LoadReport> {
+    let key = zkgpu_circom::read_zkey::<E>(zkey).map_err(ServiceError::of_key)?;
+    let values =
+        zkgpu_circom::read_wtns::<E::ScalarField>(wtns).map_err(ServiceError::of_witness)?;
     let public = values
         .get(1..=key.num_public)
         .ok_or_else(|| ServiceError::new(ErrorCode::WitnessMismatch, "witness too short"))?
@@ -138,12 +154,12 @@ struct JobTimes {
 }
 
 /// One job: submitted, waited for, fetched, checked.
-fn one(
+fn one<E: CircomCurve>(
     c: &Client,
     key: &str,
     wtns: &[u8],
-    pvk: &PreparedVerifyingKey<Bn254>,
-    public: &[ark_bn254::Fr],
+    pvk: &PreparedVerifyingKey<E>,
+    public: &[E::ScalarField],
 ) -> Result<JobTimes> {
     let t = Instant::now();
     let job = c.submit(key, wtns)?;
@@ -158,12 +174,12 @@ fn one(
     let out = c.proof(&job.id)?;
     let latency = t.elapsed();
     let bad = |what: String| ServiceError::new(ErrorCode::Internal, what);
-    let proof =
-        zkgpu_circom::read_proof_json(&out.proof.to_string()).map_err(|e| bad(e.to_string()))?;
-    let got =
-        zkgpu_circom::read_public_json(&out.public.to_string()).map_err(|e| bad(e.to_string()))?;
+    let proof = zkgpu_circom::read_proof_json::<E>(&out.proof.to_string())
+        .map_err(|e| bad(e.to_string()))?;
+    let got = zkgpu_circom::read_public_json::<E::ScalarField>(&out.public.to_string())
+        .map_err(|e| bad(e.to_string()))?;
     let fine = got == public
-        && Groth16::<Bn254>::verify_proof(pvk, &proof, public).map_err(|e| bad(e.to_string()))?;
+        && Groth16::<E>::verify_proof(pvk, &proof, public).map_err(|e| bad(e.to_string()))?;
     if !fine {
         return Err(bad(format!("job {}: the proof does not verify", job.id)));
     }

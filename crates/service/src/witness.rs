@@ -11,39 +11,41 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, SystemTime};
 
-use ark_bn254::Fr;
-use ark_std::One;
 use axum::body::Bytes;
+use zkgpu_circom::Curve;
 
+use crate::curves::Values;
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::ids::check_job_id;
 
+/// What a witness is checked against: its key's curve and circuit's signal count.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Circuit {
+    /// The key's curve: the witness must be over its scalar field.
+    pub(crate) curve: Curve,
+    /// Signals, the constant one included: the witness's length.
+    pub(crate) signals: usize,
+}
+
 /// The values of witness `body` (a `.wtns`, or with `json` an array of decimal strings),
-/// checked against a circuit of `signals` signals.
-fn checked(body: &[u8], json: bool, signals: usize) -> Result<Vec<Fr>> {
-    let values = if json {
-        let text = std::str::from_utf8(body).map_err(|_| {
-            ServiceError::new(ErrorCode::InvalidWitness, "the JSON witness is not UTF-8")
-        })?;
-        zkgpu_circom::read_witness_json(text).map_err(ServiceError::of_witness)?
-    } else {
-        zkgpu_circom::read_wtns(body).map_err(ServiceError::of_witness)?
-    };
-    check(&values, signals)?;
+/// checked against `circuit`.
+fn checked(body: &[u8], json: bool, circuit: Circuit) -> Result<Values> {
+    let values = Values::read(circuit.curve, body, json).map_err(ServiceError::of_witness)?;
+    check(&values, circuit.signals)?;
     Ok(values)
 }
 
-/// The JSON witness `body` checked (well formed, every value in the field, as many as the
-/// key's `signals`, the constant one first) and stored as job `job`'s `.wtns`; a `.wtns` body
-/// goes through [`WitnessStore::incoming`] instead.
+/// The JSON witness `body` checked (well formed, every value in the key's scalar field, as
+/// many as its circuit's signals, the constant one first) and stored as job `job`'s `.wtns`;
+/// a `.wtns` body goes through [`WitnessStore::incoming`] instead.
 pub(crate) fn store_json(
     store: &WitnessStore,
     job: &str,
     body: &[u8],
-    signals: usize,
+    circuit: Circuit,
 ) -> Result<()> {
-    let values = checked(body, true, signals)?;
-    store.put(job, &zkgpu_circom::write_wtns(&values))?;
+    let values = checked(body, true, circuit)?;
+    store.put(job, &values.to_wtns())?;
     store.keep_parsed(job, values);
     Ok(())
 }
@@ -84,12 +86,12 @@ impl Incoming {
         }
     }
 
-    /// `body` (every piece pushed, whole) checked against a circuit of `signals` signals while
-    /// the last pieces are written; then the part becomes the job's witness and the values are
-    /// kept for a lane of this process, or, when the check or the write fails, it is removed.
-    pub(crate) fn finish_checked(mut self, body: &[u8], signals: usize) -> Result<()> {
+    /// `body` (every piece pushed, whole) checked against `circuit` while the last pieces are
+    /// written; then the part becomes the job's witness and the values are kept for a lane of
+    /// this process, or, when the check or the write fails, it is removed.
+    pub(crate) fn finish_checked(mut self, body: &[u8], circuit: Circuit) -> Result<()> {
         let started = std::time::Instant::now();
-        let values = checked(body, false, signals);
+        let values = checked(body, false, circuit);
         let parse_ms = started.elapsed().as_secs_f64() * 1e3;
         let written = self.close();
         let write_wait_ms = started.elapsed().as_secs_f64() * 1e3 - parse_ms;
@@ -112,7 +114,7 @@ impl Drop for Incoming {
     }
 }
 
-fn check(values: &[Fr], signals: usize) -> Result<()> {
+fn check(values: &Values, signals: usize) -> Result<()> {
     if values.len() != signals {
         return Err(ServiceError::new(
             ErrorCode::WitnessMismatch,
@@ -122,7 +124,7 @@ fn check(values: &[Fr], signals: usize) -> Result<()> {
             ),
         ));
     }
-    if !values.first().is_some_and(|v| v.is_one()) {
+    if !values.starts_with_one() {
         return Err(ServiceError::new(
             ErrorCode::WitnessMismatch,
             "its first value (the constant signal) is not 1",
@@ -147,7 +149,7 @@ const PARSED_VALUES: usize = 8 << 20;
 /// Witnesses checked by this process's API, parsed, until a lane here takes them.
 #[derive(Debug)]
 struct Parsed {
-    jobs: VecDeque<(String, Vec<Fr>)>,
+    jobs: VecDeque<(String, Values)>,
     values: usize,
     cap: usize,
 }
@@ -180,7 +182,7 @@ impl WitnessStore {
 
     /// Keeps the checked `values` of `job` for a lane of this process (the oldest kept ones
     /// go when they pass [`PARSED_VALUES`]; one larger than that is not kept).
-    fn keep_parsed(&self, job: &str, values: Vec<Fr>) {
+    fn keep_parsed(&self, job: &str, values: Values) {
         let mut p = self.parsed();
         if values.len() > p.cap {
             return;
@@ -197,7 +199,7 @@ impl WitnessStore {
 
     /// The values of `job` when this process's API checked it and still keeps them (taken:
     /// a second call gets None, and the file stays the witness).
-    pub(crate) fn take_parsed(&self, job: &str) -> Option<Vec<Fr>> {
+    pub(crate) fn take_parsed(&self, job: &str) -> Option<Values> {
         let mut p = self.parsed();
         let at = p.jobs.iter().position(|(id, _)| id == job)?;
         let (_, values) = p.jobs.remove(at)?;
@@ -321,6 +323,7 @@ pub(crate) fn lost(job: &str) -> ServiceError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ark_bn254::Fr;
 
     #[test]
     fn stored_read_and_swept() {
@@ -360,12 +363,50 @@ mod tests {
         json: bool,
         signals: usize,
     ) -> Result<()> {
+        let circuit = Circuit {
+            curve: Curve::Bn254,
+            signals,
+        };
         if json {
-            return store_json(store, job, body, signals);
+            return store_json(store, job, body, circuit);
         }
         let incoming = store.incoming(job)?;
         incoming.push(Bytes::copy_from_slice(body));
-        incoming.finish_checked(body, signals)
+        incoming.finish_checked(body, circuit)
+    }
+
+    fn bn254(v: &[u64]) -> Values {
+        Values::Bn254(v.iter().map(|&x| Fr::from(x)).collect())
+    }
+
+    /// A BLS12-381 witness is checked against its own scalar field, and refused by a BN254
+    /// key's check (and the other way round).
+    #[test]
+    fn witnesses_are_checked_against_their_keys_curve() {
+        let dir = std::env::temp_dir().join(format!("zkgpu-witness-{}", crate::ids::random_id()));
+        let store = WitnessStore::open(&dir).unwrap();
+        let bls = Values::Bls12_381(vec![1u64.into(), 2u64.into()]);
+        let bls_circuit = Circuit {
+            curve: Curve::Bls12_381,
+            signals: 2,
+        };
+        let [a, b, c] = [(); 3].map(|()| crate::ids::random_id());
+        let incoming = store.incoming(&a).unwrap();
+        incoming.push(Bytes::copy_from_slice(&bls.to_wtns()));
+        incoming
+            .finish_checked(&bls.to_wtns(), bls_circuit)
+            .unwrap();
+        assert_eq!(store.take_parsed(&a), Some(bls.clone()));
+        store_json(&store, &b, br#"["1","2"]"#, bls_circuit).unwrap();
+        assert_eq!(store.read(&b).unwrap(), bls.to_wtns());
+        let e = store_checked(&store, &c, &bls.to_wtns(), false, 2).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidWitness);
+        let incoming = store.incoming(&c).unwrap();
+        let bn = bn254(&[1, 2]).to_wtns();
+        incoming.push(Bytes::copy_from_slice(&bn));
+        let e = incoming.finish_checked(&bn, bls_circuit).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidWitness);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -373,9 +414,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("zkgpu-witness-{}", crate::ids::random_id()));
         let store = WitnessStore::open(&dir).unwrap();
         store.parsed().cap = 7;
-        let w = |v: &[u64]| v.iter().map(|&x| Fr::from(x)).collect::<Vec<Fr>>();
+        let w = bn254;
         let [a, b, c, d] = [(); 4].map(|()| crate::ids::random_id());
-        let wtns = zkgpu_circom::write_wtns(&w(&[1, 5, 7]));
+        let wtns = w(&[1, 5, 7]).to_wtns();
         store_checked(&store, &a, &wtns, false, 3).unwrap();
         store_checked(&store, &b, br#"["1","8","9"]"#, true, 3).unwrap();
         // The file is the witness either way; the values are taken once.
@@ -384,30 +425,16 @@ mod tests {
         assert_eq!(store.take_parsed(&a), None);
         assert_eq!(store.read(&a).unwrap(), wtns);
         // Past the cap (7 values) the oldest go; a refused witness is not kept.
-        store_checked(
-            &store,
-            &c,
-            &zkgpu_circom::write_wtns(&w(&[1, 2, 3, 4])),
-            false,
-            4,
-        )
-        .unwrap();
+        store_checked(&store, &c, &w(&[1, 2, 3, 4]).to_wtns(), false, 4).unwrap();
         assert!(store_checked(&store, &d, &wtns, false, 4).is_err());
         assert_eq!(store.take_parsed(&d), None);
         assert_eq!(store.take_parsed(&b), Some(w(&[1, 8, 9])));
-        store_checked(
-            &store,
-            &a,
-            &zkgpu_circom::write_wtns(&w(&[1, 0, 0, 0, 0])),
-            false,
-            5,
-        )
-        .unwrap();
+        store_checked(&store, &a, &w(&[1, 0, 0, 0, 0]).to_wtns(), false, 5).unwrap();
         assert_eq!(store.take_parsed(&c), None);
         // A removed job's values go with its file; one larger than the cap is not kept.
         store.remove(&a).unwrap();
         assert_eq!(store.take_parsed(&a), None);
-        store_checked(&store, &d, &zkgpu_circom::write_wtns(&w(&[1; 8])), false, 8).unwrap();
+        store_checked(&store, &d, &w(&[1; 8]).to_wtns(), false, 8).unwrap();
         assert_eq!(store.take_parsed(&d), None);
         assert!(store.read(&d).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -418,21 +445,25 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("zkgpu-witness-{}", crate::ids::random_id()));
         let store = WitnessStore::open(&dir).unwrap();
         let files = || std::fs::read_dir(dir.join("witnesses")).unwrap().count();
-        let values: Vec<Fr> = (1..=300u64).map(Fr::from).collect();
-        let wtns = zkgpu_circom::write_wtns(&values);
+        let values = Values::Bn254((1..=300u64).map(Fr::from).collect());
+        let wtns = values.to_wtns();
         let [a, b, c] = [(); 3].map(|()| crate::ids::random_id());
         // Pieces of every size, the file the same bytes, the values kept.
         let incoming = store.incoming(&a).unwrap();
         for piece in wtns.chunks(97) {
             incoming.push(Bytes::copy_from_slice(piece));
         }
-        incoming.finish_checked(&wtns, 300).unwrap();
+        let circuit = |signals| Circuit {
+            curve: Curve::Bn254,
+            signals,
+        };
+        incoming.finish_checked(&wtns, circuit(300)).unwrap();
         assert_eq!(store.read(&a).unwrap(), wtns);
         assert_eq!(store.take_parsed(&a), Some(values));
         // A check that fails, and an upload dropped half way, leave no file behind.
         let incoming = store.incoming(&b).unwrap();
         incoming.push(Bytes::copy_from_slice(&wtns));
-        let e = incoming.finish_checked(&wtns, 301).unwrap_err();
+        let e = incoming.finish_checked(&wtns, circuit(301)).unwrap_err();
         assert_eq!(e.code, ErrorCode::WitnessMismatch);
         let incoming = store.incoming(&c).unwrap();
         incoming.push(Bytes::copy_from_slice(&wtns[..100]));

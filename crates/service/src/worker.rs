@@ -9,13 +9,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use ark_bls12_381::Bls12_381;
 use ark_bn254::Bn254;
 use ark_std::rand::SeedableRng;
 use ark_std::rand::rngs::StdRng;
-use zkgpu_groth16::{GpuProver, PreparedProvingKey};
+use zkgpu_circom::{CircomError, Curve};
+use zkgpu_groth16::PreparedProvingKey;
 use zkgpu_runtime::{DeviceSet, GpuContext};
 
 use crate::client::Client;
+use crate::curves::{Prepared, Provers, ServiceCurve, Values};
 use crate::db::{Claimed, Db};
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::events::Events;
@@ -126,7 +129,7 @@ impl JobInputs {
     }
 
     /// The values this process's API checked for `job`, when it still keeps them.
-    fn parsed(&self, job: &Claimed) -> Option<Vec<ark_bn254::Fr>> {
+    fn parsed(&self, job: &Claimed) -> Option<Values> {
         match self {
             Self::Local { witnesses, .. } if job.witness.is_none() => {
                 witnesses.take_parsed(&job.id)
@@ -240,13 +243,13 @@ impl Workers {
 /// One lane: claim, prove, record, until stopped.
 fn lane(s: &Shared, ctx: &GpuContext, index: usize) {
     let name = format!("{}-{index}", s.cfg.name);
-    let prover = match GpuProver::<Bn254>::new(ctx) {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::error!(lane = %name, "no prover on {}: {e}", ctx.info().name);
-            return;
-        }
-    };
+    // BN254's prover at once (a device that cannot run one gets no lane); BLS12-381's when
+    // its first key comes.
+    let mut provers = Provers::new(ctx);
+    if let Err(e) = Bn254::prover(&mut provers) {
+        tracing::error!(lane = %name, "no prover on {}: {e}", provers.device());
+        return;
+    }
     tracing::info!(lane = %name, gpu = %ctx.info().name, "worker lane started");
     let mut resident = Resident::new();
     let mut backoff = Duration::from_millis(100);
@@ -254,7 +257,7 @@ fn lane(s: &Shared, ctx: &GpuContext, index: usize) {
         match s.rt.block_on(next_job(s, &name)) {
             Ok(Some(job)) => {
                 backoff = Duration::from_millis(100);
-                run_job(s, &prover, &mut resident, job);
+                run_job(s, &mut provers, &mut resident, job);
             }
             Ok(None) => {}
             Err(e) => {
@@ -284,15 +287,10 @@ async fn next_job(s: &Shared, name: &str) -> Result<Option<Claimed>> {
 }
 
 /// Proves a claimed job under a heartbeat and records the outcome.
-fn run_job(
-    s: &Shared,
-    prover: &GpuProver<Bn254>,
-    resident: &mut Resident<PreparedProvingKey<Bn254>>,
-    job: Claimed,
-) {
+fn run_job(s: &Shared, provers: &mut Provers, resident: &mut Resident<Prepared>, job: Claimed) {
     let beat =
         s.rt.spawn(heartbeat(s.db.clone(), job.token(), s.cfg.lease));
-    let outcome = prove_job(s, prover, resident, &job);
+    let outcome = prove_job(s, provers, resident, &job);
     beat.abort();
     let at = Instant::now();
     let recorded = s.rt.block_on(record(s, &job, outcome));
@@ -327,8 +325,8 @@ type Proved = (String, String, f64);
 
 fn prove_job(
     s: &Shared,
-    prover: &GpuProver<Bn254>,
-    resident: &mut Resident<PreparedProvingKey<Bn254>>,
+    provers: &mut Provers,
+    resident: &mut Resident<Prepared>,
     job: &Claimed,
 ) -> Result<Proved> {
     let limits = Limits {
@@ -339,8 +337,8 @@ fn prove_job(
         .get_or_prepare(
             &job.key,
             limits,
-            PreparedProvingKey::gpu_bytes,
-            || prepare(s, prover, &job.key),
+            Prepared::gpu_bytes,
+            || prepare(s, provers, &job.key),
             |f: &PrepareFailure| f.out_of_memory,
         )
         .map_err(|f| f.error)?;
@@ -349,7 +347,7 @@ fn prove_job(
         Some(values) => values,
         None => {
             let wtns = s.inputs.witness(job)?;
-            zkgpu_circom::read_wtns(&wtns).map_err(ServiceError::of_witness)?
+            Values::read(key.curve(), &wtns, false).map_err(ServiceError::of_witness)?
         }
     };
     let read_ms = read.elapsed().as_secs_f64() * 1e3;
@@ -358,7 +356,11 @@ fn prove_job(
         .map_err(|e| ServiceError::new(ErrorCode::Internal, format!("no randomness: {e}")))?;
     let mut rng = StdRng::from_seed(seed);
     let started = Instant::now();
-    let out = match zkgpu_circom::prove(prover, key, values, &mut rng) {
+    let out = match key {
+        Prepared::Bn254(k) => prove_as(provers, k.as_ref(), values, &mut rng),
+        Prepared::Bls12_381(k) => prove_as(provers, k.as_ref(), values, &mut rng),
+    };
+    let (proof, public) = match out {
         Ok(out) => out,
         Err(e) => {
             // Out of GPU memory: the lane's other keys go, so that the queue's next attempt
@@ -372,10 +374,24 @@ fn prove_job(
     };
     let ms = started.elapsed().as_secs_f64() * 1e3;
     tracing::debug!(job = %job.id, read_ms, prove_ms = ms, "proved");
+    Ok((proof, public, ms))
+}
+
+/// The proof of `values` against `key` on the lane's prover of `E`: its `proof.json` and
+/// `public.json`.
+fn prove_as<E: ServiceCurve>(
+    provers: &mut Provers,
+    key: &PreparedProvingKey<E>,
+    values: Values,
+    rng: &mut StdRng,
+) -> std::result::Result<(String, String), CircomError> {
+    let values = E::values(values).ok_or_else(|| {
+        CircomError::WitnessMismatch(format!("the witness is not over {}'s field", E::CURVE))
+    })?;
+    let out = zkgpu_circom::prove(E::prover(provers)?, key, values, rng)?;
     Ok((
         zkgpu_circom::proof_json(&out.proof),
         zkgpu_circom::public_json(&out.public_signals),
-        ms,
     ))
 }
 
@@ -409,14 +425,10 @@ impl From<zkgpu_circom::CircomError> for PrepareFailure {
     }
 }
 
-/// The key `id` prepared on `prover`'s GPU: its file hashed in pieces (it must hash to its
-/// id) and, unless the prepared-key cache has it, read one section at a time, so the `.zkey`
-/// is never in host memory whole.
-fn prepare(
-    s: &Shared,
-    prover: &GpuProver<Bn254>,
-    id: &str,
-) -> Result<PreparedProvingKey<Bn254>, PrepareFailure> {
+/// The key `id` prepared on the lane's GPU, by the prover of its curve (told by the file's
+/// header): its file hashed in pieces (it must hash to its id) and, unless the prepared-key
+/// cache has it, read one section at a time, so the `.zkey` is never in host memory whole.
+fn prepare(s: &Shared, provers: &mut Provers, id: &str) -> Result<Prepared, PrepareFailure> {
     let scratch = scratch_dir(&s.cfg);
     let zkey = s.inputs.zkey_file(id, &scratch)?;
     let got = zkgpu_circom::zkey_file_hash(&zkey.path).map_err(ServiceError::of_key)?;
@@ -427,10 +439,26 @@ fn prepare(
         )
         .into());
     }
+    let curve = zkgpu_circom::zkey_file_curve(&zkey.path).map_err(ServiceError::of_key)?;
+    match curve {
+        Curve::Bn254 => prepare_as::<Bn254>(s, provers, &zkey.path, got),
+        Curve::Bls12_381 => prepare_as::<Bls12_381>(s, provers, &zkey.path, got),
+    }
+}
+
+/// [`prepare`] of the `.zkey` at `path` (of hash `hash`) over `E`.
+fn prepare_as<E: ServiceCurve>(
+    s: &Shared,
+    provers: &mut Provers,
+    path: &Path,
+    hash: [u8; 32],
+) -> Result<Prepared, PrepareFailure> {
+    let prover = E::prover(provers).map_err(CircomError::from)?;
     let Some(dir) = &s.cfg.cache_dir else {
-        return Ok(zkgpu_circom::read_zkey_file(&zkey.path).and_then(|k| k.prepare(prover))?);
+        let key = zkgpu_circom::read_zkey_file::<E>(path).and_then(|k| k.prepare(prover))?;
+        return Ok(E::prepared(key));
     };
-    let (prepared, outcome) = zkgpu_circom::prepare_cached_file(prover, &zkey.path, got, dir)?;
+    let (prepared, outcome) = zkgpu_circom::prepare_cached_file(prover, path, hash, dir)?;
     let written = !matches!(outcome, zkgpu_groth16::CacheOutcome::Loaded(_));
     if let (true, Some(max)) = (written, s.cfg.cache_max_bytes) {
         match zkgpu_groth16::prune_cache(dir, max) {
@@ -441,7 +469,7 @@ fn prepare(
             Err(e) => tracing::warn!("pruning the prepared-key cache: {e}"),
         }
     }
-    Ok(prepared)
+    Ok(E::prepared(prepared))
 }
 
 /// Writes the outcome under the claim, retrying while the database is unreachable (up to

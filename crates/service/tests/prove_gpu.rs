@@ -1,7 +1,8 @@
 //! The service end to end on the GPU (lavapipe here): keys registered, 20 jobs of the small
 //! circuit (witnesses as `.wtns` and as JSON) and two of the Merkle one from concurrent
 //! clients, every proof verified against the key's verifying key for the witness's public
-//! signals; a witness that does not satisfy the circuit fails with its code and the worker
+//! signals; a BLS12-381 key's jobs on the same lanes, and a witness of the other curve
+//! refused; a witness that does not satisfy the circuit fails with its code and the worker
 //! goes on serving; shutdown lets the lane finish.
 
 #![allow(clippy::unwrap_used)]
@@ -10,24 +11,27 @@ mod common;
 
 use std::time::Duration;
 
-use ark_bn254::Fr;
+use ark_bls12_381::Bls12_381;
+use ark_bn254::{Bn254, Fr};
+use ark_ff::PrimeField;
 use common::{fixture, sqlite_url, temp_dir};
+use zkgpu_circom::CircomCurve;
 use zkgpu_runtime::DeviceSet;
 use zkgpu_service::{Client, Limits, ServeConfig, Tokens, WorkerConfig, start};
 
 /// The proof of `job` checked against `zkey`'s verifying key and `witness`'s public signals.
-fn check_proof(c: &Client, job: &str, zkey: &[u8], witness: &[Fr]) {
+fn check_proof<E: CircomCurve>(c: &Client, job: &str, zkey: &[u8], witness: &[E::ScalarField]) {
     let done = c.wait(job).unwrap();
     assert_eq!(done.state, "done", "{done:?}");
     let out = c.proof(job).unwrap();
-    let proof = zkgpu_circom::read_proof_json(&out.proof.to_string()).unwrap();
+    let proof = zkgpu_circom::read_proof_json::<E>(&out.proof.to_string()).unwrap();
     let public = zkgpu_circom::read_public_json(&out.public.to_string()).unwrap();
-    let key = zkgpu_circom::read_zkey(zkey).unwrap();
+    let key = zkgpu_circom::read_zkey::<E>(zkey).unwrap();
     assert_eq!(public, witness[1..=key.num_public].to_vec());
     assert!(zkgpu_circom::verify(&key.proving_key.vk, &proof, &public).unwrap());
 }
 
-fn witness_json(values: &[Fr]) -> String {
+fn witness_json<F: PrimeField>(values: &[F]) -> String {
     let items: Vec<String> = values.iter().map(|v| format!("\"{v}\"")).collect();
     format!("[{}]", items.join(","))
 }
@@ -56,7 +60,7 @@ async fn proofs_through_the_service() {
 
 fn clients(base: &str) {
     let small = fixture("multiplier.zkey");
-    let small_w = zkgpu_circom::read_wtns(&fixture("multiplier.wtns")).unwrap();
+    let small_w = zkgpu_circom::read_wtns::<Fr>(&fixture("multiplier.wtns")).unwrap();
     let c = Client::new(base, Some("t".into()));
     let key = c.register_key(&small).unwrap();
     // A witness that does not satisfy the circuit (its output changed): refused by the
@@ -82,7 +86,7 @@ fn clients(base: &str) {
                     })
                     .collect();
                 for j in jobs {
-                    check_proof(&c, &j, small, small_w);
+                    check_proof::<Bn254>(&c, &j, small, small_w);
                 }
             });
         }
@@ -93,13 +97,13 @@ fn clients(base: &str) {
     assert_eq!(failed.attempts, 1);
     // The Merkle circuit (2^12): the worker went on after the failure; a second key.
     let merkle = fixture("merkle.zkey");
-    let merkle_w = zkgpu_circom::read_wtns(&fixture("merkle.wtns")).unwrap();
+    let merkle_w = zkgpu_circom::read_wtns::<Fr>(&fixture("merkle.wtns")).unwrap();
     let mkey = c.register_key(&merkle).unwrap();
     let jobs: Vec<String> = (0..2)
         .map(|_| c.submit(&mkey.id, &fixture("merkle.wtns")).unwrap().id)
         .collect();
     for j in &jobs {
-        check_proof(&c, j, &merkle, &merkle_w);
+        check_proof::<Bn254>(&c, j, &merkle, &merkle_w);
     }
     // Proofs of the same witness differ (fresh randomness each time).
     assert_ne!(
@@ -108,6 +112,26 @@ fn clients(base: &str) {
     );
     let job = c.job(&jobs[0], Duration::ZERO).unwrap();
     assert!(job.prove_ms.unwrap() > 0.0);
+    bls12_381_jobs(&c);
+}
+
+/// A BLS12-381 key on the same lanes: registered as such, its jobs (a `.wtns` and JSON)
+/// proved and verified; a BN254 witness refused at submission.
+fn bls12_381_jobs(c: &Client) {
+    let zkey = fixture("merkle_bls12381.zkey");
+    let wtns = fixture("merkle_bls12381.wtns");
+    let values = zkgpu_circom::read_wtns::<ark_bls12_381::Fr>(&wtns).unwrap();
+    let key = c.register_key(&zkey).unwrap();
+    assert_eq!(key.curve, "bls12-381");
+    let jobs = [
+        c.submit(&key.id, &wtns).unwrap().id,
+        c.submit_json(&key.id, &witness_json(&values)).unwrap().id,
+    ];
+    for j in &jobs {
+        check_proof::<Bls12_381>(c, j, &zkey, &values);
+    }
+    let e = c.submit(&key.id, &fixture("merkle.wtns")).unwrap_err();
+    assert_eq!(e.code.as_str(), "invalid_witness", "{e}");
 }
 
 /// A bounded loopback load: 200 jobs of the small circuit from 8 clients, every proof

@@ -102,7 +102,7 @@ fn the_cpu_backend_proves_what_the_gpu_does_and_refuses_alike() {
     assert_eq!(json["backend"], "cpu");
     assert!(json["times"]["proveMs"].is_number());
     // A witness changed in one private value satisfies no constraint system: both refuse it.
-    let mut values = zkgpu_circom::read_wtns(&wtns).unwrap();
+    let mut values = zkgpu_circom::read_wtns::<ark_bn254::Fr>(&wtns).unwrap();
     let last = values.len() - 1;
     values[last] += ark_bn254::Fr::from(1u64);
     let bad = zkgpu_circom::write_wtns(&values);

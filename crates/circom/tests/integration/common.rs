@@ -1,9 +1,12 @@
-//! The fixtures made by `scripts/circom.sh fixtures` (circom2, snarkjs): two circuits, their
-//! snarkjs keys, verification keys and witnesses.
+//! The fixtures made by `scripts/circom.sh fixtures` (circom2, snarkjs): two circuits over
+//! each curve (BN254's files `<name>.*`, BLS12-381's `<name>_bls12381.*`), their snarkjs keys,
+//! verification keys and witnesses.
 
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::path::PathBuf;
+
+use zkgpu_circom::{CircomCurve, Curve};
 
 /// The bytes of fixture `name`.
 pub fn fixture(name: &str) -> Vec<u8> {
@@ -11,6 +14,21 @@ pub fn fixture(name: &str) -> Vec<u8> {
         .join("tests/fixtures")
         .join(name);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The name of circuit `circuit`'s fixture `ext` over `E` (`merkle` and `.zkey`:
+/// `merkle.zkey`, `merkle_bls12381.zkey`; `_vkey.json` likewise).
+pub fn file<E: CircomCurve>(circuit: &str, ext: &str) -> String {
+    let sfx = match E::CURVE {
+        Curve::Bn254 => "",
+        Curve::Bls12_381 => "_bls12381",
+    };
+    format!("{circuit}{sfx}{ext}")
+}
+
+/// The bytes of circuit `circuit`'s fixture `ext` over `E`.
+pub fn fixture_of<E: CircomCurve>(circuit: &str, ext: &str) -> Vec<u8> {
+    fixture(&file::<E>(circuit, ext))
 }
 
 /// The text of fixture `name`.
@@ -40,6 +58,6 @@ pub fn section_at(bytes: &[u8], kind: u32) -> usize {
     panic!("no section {kind}");
 }
 
-/// The circuits: (name, signals, public signals, constraints).
+/// The circuits (the same over both curves): (name, signals, public signals, constraints).
 pub const CIRCUITS: [(&str, usize, usize, usize); 2] =
     [("multiplier", 11, 1, 8), ("merkle", 2086, 2, 2080)];

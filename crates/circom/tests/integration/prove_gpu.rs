@@ -7,14 +7,15 @@
 
 use crate::common;
 
+use ark_bls12_381::Bls12_381;
 use ark_bn254::{Bn254, Fr};
 use ark_ff::{One, UniformRand, Zero};
 use ark_groth16::r1cs_to_qap::R1CSToQAP;
 use ark_poly::GeneralEvaluationDomain;
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use common::{CIRCUITS, fixture, text};
+use common::{CIRCUITS, file, fixture, fixture_of, text};
 use zkgpu_circom::{
-    CircomError, CircomReduction, prove, prove_async, prove_with_randomness,
+    CircomCurve, CircomError, CircomReduction, prove, prove_async, prove_with_randomness,
     prove_with_randomness_async, read_verifying_key_json, read_wtns, read_zkey, reference_proof,
     verify,
 };
@@ -26,10 +27,15 @@ use zkgpu_runtime::BlockOn;
 
 #[test]
 fn gpu_witness_map_equals_circoms_reduction_on_the_cpu() {
-    let ntt = GpuNtt::<Fr>::new(zkgpu_testing::shared_context());
+    gpu_witness_map::<Bn254>();
+    gpu_witness_map::<Bls12_381>();
+}
+
+fn gpu_witness_map<E: CircomCurve>() {
+    let ntt = GpuNtt::<E::ScalarField>::new(zkgpu_testing::shared_context());
     for (name, ..) in CIRCUITS {
-        let key = read_zkey(&fixture(&format!("{name}.zkey"))).unwrap();
-        let w = read_wtns(&fixture(&format!("{name}.wtns"))).unwrap();
+        let key = read_zkey::<E>(&fixture_of::<E>(name, ".zkey")).unwrap();
+        let w = read_wtns(&fixture_of::<E>(name, ".wtns")).unwrap();
         let m = key.matrices().unwrap();
         assert_eq!(m.qap(), Qap::Circom);
         let inputs = key.num_public + 1;
@@ -38,12 +44,10 @@ fn gpu_witness_map_equals_circoms_reduction_on_the_cpu() {
             .block_on()
             .unwrap();
         let ab = [key.a().clone(), key.b().clone()];
-        let cpu = CircomReduction::witness_map_from_matrices::<Fr, GeneralEvaluationDomain<Fr>>(
-            &ab,
-            inputs,
-            key.num_constraints(),
-            &w,
-        )
+        let cpu = CircomReduction::witness_map_from_matrices::<
+            E::ScalarField,
+            GeneralEvaluationDomain<E::ScalarField>,
+        >(&ab, inputs, key.num_constraints(), &w)
         .unwrap();
         assert_eq!(gpu.len(), key.domain_size(), "{name}");
         assert_eq!(gpu, cpu, "{name}");
@@ -56,19 +60,29 @@ fn gpu_witness_map_equals_circoms_reduction_on_the_cpu() {
 
 #[test]
 fn gpu_proofs_equal_the_cpu_provers_and_verify() {
-    let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
+    gpu_proofs::<Bn254>();
+}
+
+#[test]
+fn bls12_381_gpu_proofs_equal_the_cpu_provers_and_verify() {
+    gpu_proofs::<Bls12_381>();
+}
+
+fn gpu_proofs<E: CircomCurve>() {
+    type F<E> = <E as ark_ec::pairing::Pairing>::ScalarField;
+    let prover = GpuProver::<E>::new(zkgpu_testing::shared_context()).unwrap();
     let mut rng = StdRng::seed_from_u64(340);
     for (name, ..) in CIRCUITS {
-        let key = read_zkey(&fixture(&format!("{name}.zkey"))).unwrap();
-        let vk = read_verifying_key_json(&text(&format!("{name}_vkey.json"))).unwrap();
-        let w = read_wtns(&fixture(&format!("{name}.wtns"))).unwrap();
+        let key = read_zkey::<E>(&fixture_of::<E>(name, ".zkey")).unwrap();
+        let vk = read_verifying_key_json::<E>(&text(&file::<E>(name, "_vkey.json"))).unwrap();
+        let w = read_wtns(&fixture_of::<E>(name, ".wtns")).unwrap();
         let prepared = key.prepare(&prover).unwrap();
         assert_eq!(prepared.qap(), Qap::Circom);
         assert!(prepared.matrices().is_some());
         let rs = [
-            (Fr::rand(&mut rng), Fr::rand(&mut rng)),
-            (Fr::zero(), Fr::one()),
-            (Fr::one(), Fr::zero()),
+            (F::<E>::rand(&mut rng), F::<E>::rand(&mut rng)),
+            (F::<E>::zero(), F::<E>::one()),
+            (F::<E>::one(), F::<E>::zero()),
         ];
         for (k, (r, s)) in rs.into_iter().enumerate() {
             // The native path (two host threads) and the browser's (one, awaited in turn).
@@ -89,7 +103,7 @@ fn gpu_proofs_equal_the_cpu_provers_and_verify() {
         // With an rng: r and s drawn as ark-groth16 draws them (r, then s).
         for (k, seed) in [(0, 7u64), (1, 8)] {
             let mut draw = StdRng::seed_from_u64(seed);
-            let (r, s) = (Fr::rand(&mut draw), Fr::rand(&mut draw));
+            let (r, s) = (F::<E>::rand(&mut draw), F::<E>::rand(&mut draw));
             let mut rng = StdRng::seed_from_u64(seed);
             let gpu = if k == 0 {
                 prove(&prover, &prepared, w.clone(), &mut rng)
@@ -109,7 +123,7 @@ fn gpu_proofs_equal_the_cpu_provers_and_verify() {
 #[test]
 fn witnesses_of_other_circuits_or_unsatisfying_are_refused() {
     let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
-    let key = read_zkey(&fixture("merkle.zkey")).unwrap();
+    let key = read_zkey::<Bn254>(&fixture("merkle.zkey")).unwrap();
     let prepared = key.prepare(&prover).unwrap();
     let w = read_wtns(&fixture("merkle.wtns")).unwrap();
     let (r, s) = (Fr::from(3u64), Fr::from(5u64));
@@ -143,7 +157,7 @@ fn witnesses_of_other_circuits_or_unsatisfying_are_refused() {
 #[test]
 fn a_circom_key_is_refused_where_the_libsnark_shape_is_expected() {
     let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
-    let key = read_zkey(&fixture("multiplier.zkey")).unwrap();
+    let key = read_zkey::<Bn254>(&fixture("multiplier.zkey")).unwrap();
     // Its H query has n points, not n - 1: prepare (arkworks' reduction) refuses it.
     let e = prover.prepare(&key.proving_key).unwrap_err();
     assert!(matches!(e, ProveError::MalformedKey(_)), "{e}");
@@ -161,7 +175,7 @@ fn prepared_circom_keys_round_trip_through_the_key_cache() {
     assert!(matches!(outcome, CacheOutcome::Loaded(_)), "{outcome:?}");
     assert_eq!(loaded.qap(), Qap::Circom);
     assert_eq!(loaded.matrices(), first.matrices());
-    let key = read_zkey(&zkey).unwrap();
+    let key = read_zkey::<Bn254>(&zkey).unwrap();
     let w = read_wtns(&fixture("merkle.wtns")).unwrap();
     let (r, s) = (Fr::from(11u64), Fr::from(13u64));
     let out = prove_with_randomness(&prover, &loaded, w.clone(), r, s).unwrap();
@@ -177,13 +191,21 @@ fn prepared_circom_keys_round_trip_through_the_key_cache() {
 
 #[test]
 fn keys_made_from_the_r1cs_prove_on_the_gpu() {
-    let prover = GpuProver::<Bn254>::new(zkgpu_testing::shared_context()).unwrap();
+    r1cs_keys_prove::<Bn254>();
+    r1cs_keys_prove::<Bls12_381>();
+}
+
+fn r1cs_keys_prove<E: CircomCurve>() {
+    let prover = GpuProver::<E>::new(zkgpu_testing::shared_context()).unwrap();
     let mut rng = StdRng::seed_from_u64(3401);
-    let r1cs = zkgpu_circom::read_r1cs(&fixture("merkle.r1cs")).unwrap();
-    let key = zkgpu_circom::setup(&r1cs, &mut rng).unwrap();
+    let r1cs = zkgpu_circom::read_r1cs(&fixture_of::<E>("multiplier", ".r1cs")).unwrap();
+    let key = zkgpu_circom::setup::<E>(&r1cs, &mut rng).unwrap();
     let prepared = key.prepare(&prover).unwrap();
-    let w = read_wtns(&fixture("merkle.wtns")).unwrap();
-    let (r, s) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
+    let w = read_wtns(&fixture_of::<E>("multiplier", ".wtns")).unwrap();
+    let (r, s) = (
+        E::ScalarField::rand(&mut rng),
+        E::ScalarField::rand(&mut rng),
+    );
     let gpu = prove_with_randomness(&prover, &prepared, w.clone(), r, s).unwrap();
     assert_eq!(gpu.proof, reference_proof(&key, &w, r, s).unwrap());
     assert!(verify(&key.proving_key.vk, &gpu.proof, &gpu.public_signals).unwrap());
