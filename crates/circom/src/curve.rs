@@ -216,7 +216,7 @@ impl Curve {
         Self::ALL
             .into_iter()
             .find(|c| c.scalar_is(n8, prime))
-            .ok_or_else(|| unsupported(file, "field", n8))
+            .ok_or_else(|| unsupported(file, "file", n8))
     }
 }
 
