@@ -4,12 +4,14 @@
 // that calls fe_mul, so a pipeline has one multiplication call site however long the formulas
 // are: on NVIDIA, compile time grows with call sites, not with program length.
 //
-// Composed after a base-field module, its `fe_` shim, `const VM_REGS` and `const VM_FQ2`
-// (whether the Karatsuba instructions below are compiled in); kernels that drive
-// the VM (curve_vm.wgsl, msm_accumulate.wgsl) follow it and set `vm_consts` before running.
+// Composed after a base-field module, its `fe_` shim and `const VM_REGS`, and before
+// `vm_mul` and `const VM_KMUL` (whether it runs opcode 7; shaders/kernels/curve_vm_mul.wgsl, or curve_vm_kmul.wgsl
+// where the module runs the Fq2 product KMUL); kernels that drive the VM (curve_vm.wgsl,
+// msm_accumulate.wgsl) follow it and set `vm_consts` before running.
 //
-// Termination: every jump in a program goes forward (the assembler rejects backward jumps) and
-// every program ends in HALT, so vm_run ends after at most the program's length in steps; an
+// Termination: every jump in a program goes forward (the assembler rejects backward jumps),
+// every program ends in HALT, and only KMUL runs an instruction again (three rounds, then pc
+// moves on), so vm_run ends after at most three times the program's length in steps; an
 // out-of-range pc reads 0 (HALT) under bounds checks.
 
 @group(0) @binding(0) var<storage, read> vm_code: array<u32>;
@@ -129,13 +131,17 @@ fn vm_run(entry: u32) {
         let d = (ins >> 4u) & 255u;
         let a = (ins >> 12u) & 255u;
         let b = ins >> 20u;
-        // MUL is the one multiplication site, over packed registers (the field arithmetic's
-        // fe_mul_packed converts them to its limbs). ADD, SUB and DBL share one packed operand
-        // fetch and one store.
-        if (code == 1u) {
-            regs[d] = fe_mul_packed(regs[a], regs[b]);
+        // MUL, d = a b, and in modules composed with the Fq2 product KMUL
+        // (shaders/kernels/curve_vm_kmul.wgsl, zkgpu_shaders::Group::vm_fq2_ops) KMUL:
+        // vm_mul holds the one multiplication site; it returns true where the instruction
+        // runs again (KMUL's three rounds).
+        if (code == 1u || (VM_KMUL && code == 7u)) {
+            if (vm_mul(code, d, a, b)) {
+                pc = pc - 1u;
+            }
             continue;
         }
+        // ADD, SUB and DBL share one packed operand fetch and one store.
         if (code <= 4u) {
             let x = regs[a];
             var y = x;
@@ -147,26 +153,6 @@ fn vm_run(entry: u32) {
                 y = pk_sub_words(FE_P_PACKED, y).d;
             }
             regs[d] = pk_add(x, y);
-            continue;
-        }
-        // Karatsuba over Fq[u]/(u^2 + 1) on register pairs, in modules composed with VM_FQ2
-        // only (zkgpu_shaders::Group::vm_fq2_ops): KSUM d = a + a', d' = b + b'; KCOMB, from
-        // v0 = a, v1 = a', m = b: d = v0 - v1, d' = m - v0 - v1. An Fq2 product is KSUM,
-        // three MULs and KCOMB.
-        if (VM_FQ2 && code >= 12u) {
-            var x = regs[a];
-            var y = regs[a + 1u];
-            var z = regs[b];
-            if (code == 12u) {
-                x = pk_add(x, y);
-                y = pk_add(z, regs[b + 1u]);
-            } else {
-                z = pk_sub(pk_sub(z, x), y);
-                x = pk_sub(x, y);
-                y = z;
-            }
-            regs[d] = x;
-            regs[d + 1u] = y;
             continue;
         }
         switch code {

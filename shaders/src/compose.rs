@@ -227,8 +227,9 @@ pub fn curve_vm_fq2(c: Group, arith: Arith, fq2_ops: bool) -> Composed {
     }
 }
 
-/// The base field in `arith`, its shim, `VM_REGS`, `VM_FQ2` (`fq2_ops`), `AFFINE_REGS`,
-/// `PREFETCH_POINT` and the VM core, followed by `kernel`'s parts.
+/// The base field in `arith`, its shim, `VM_REGS`, `AFFINE_REGS`, `PREFETCH_POINT`, the VM
+/// core and its multiplication step (with the Fq2 product `KMUL` where `fq2_ops`), followed
+/// by `kernel`'s parts.
 fn vm_parts(c: Group, arith: Arith, fq2_ops: bool, kernel: Vec<Part>) -> Vec<Part> {
     let f = c.field();
     let mut parts = field_parts(f, arith);
@@ -236,15 +237,19 @@ fn vm_parts(c: Group, arith: Arith, fq2_ops: bool, kernel: Vec<Part>) -> Vec<Par
     parts.push(Part {
         origin: format!("<vm registers for {}>", c.id()),
         text: format!(
-            "const VM_REGS: u32 = {}u;\nconst VM_FQ2: bool = {};\n\
+            "const VM_REGS: u32 = {}u;\n\
              const AFFINE_REGS: u32 = {}u;\nconst PREFETCH_POINT: bool = {};\n",
             c.vm_regs(),
-            fq2_ops,
             c.affine_regs(),
             c.prefetch_point()
         ),
     });
     parts.push(fragment("kernels/curve_vm_core.wgsl"));
+    parts.push(fragment(if fq2_ops {
+        "kernels/curve_vm_kmul.wgsl"
+    } else {
+        "kernels/curve_vm_mul.wgsl"
+    }));
     parts.extend(kernel);
     parts
 }

@@ -123,12 +123,12 @@ impl Group {
         }
     }
 
-    /// Whether `arith`'s VM modules of this group run the Karatsuba instructions `KSUM` and
-    /// `KCOMB` (`const VM_FQ2`, shaders/kernels/curve_vm_core.wgsl), and so whether its
-    /// programs use them (`zkgpu_curves::GpuCurve::program`): only over `Fq[u]/(u^2 + 1)`
-    /// and with the f64 arithmetic, where they were measured faster. With the portable
-    /// arithmetic they were slower (the interpreter's extra paths), and with `k = 5` the
-    /// extra additions of `5 v1` cost more than the instructions saved (docs/msm.md).
+    /// Whether `arith`'s VM modules of this group run the Fq2 product `KMUL`
+    /// (shaders/kernels/curve_vm_kmul.wgsl instead of curve_vm_mul.wgsl), and so whether its
+    /// programs use it (`zkgpu_curves::GpuCurve::program`): only over `Fq[u]/(u^2 + 1)` and
+    /// with the f64 arithmetic, where it was measured. Its predecessors (`KSUM`/`KCOMB`, the
+    /// Karatsuba additions as instructions) were slower with the portable arithmetic, and
+    /// with `k = 5` the extra additions of `5 v1` cost more than they saved (docs/msm.md).
     pub const fn vm_fq2_ops(self, arith: Arith) -> bool {
         self.fq2_k() == 1 && matches!(arith, Arith::F64)
     }

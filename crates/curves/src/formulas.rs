@@ -33,7 +33,7 @@ pub struct ElAsm<F> {
     degree: u8,
     /// `k = -beta` for Fq2.
     k: u32,
-    /// Whether Fq2 products use the VM's `KSUM` and `KCOMB` ([`ElAsm::with_fq2_ops`]).
+    /// Whether Fq2 products are the VM's `KMUL` ([`ElAsm::with_fq2_ops`]).
     fq2_ops: bool,
     scratch: [Reg; 4],
 }
@@ -54,16 +54,16 @@ impl<F: Field> ElAsm<F> {
         }
     }
 
-    /// Assembles Fq2 products with the VM's Karatsuba instructions (`KSUM`, three `MUL`s,
-    /// `KCOMB`: five instructions instead of eight) where `on` is true, for modules composed
-    /// with them (`zkgpu_shaders::Group::vm_fq2_ops`).
+    /// Assembles each Fq2 product as the VM's Karatsuba instruction `KMUL` (one instruction
+    /// instead of eight) where `on` is true, for modules composed with it
+    /// (`zkgpu_shaders::Group::vm_fq2_ops`).
     ///
     /// # Panics
-    /// If `on` and the field is not `Fq2 = Fq[u]/(u^2 + 1)` (`KCOMB`'s `k`).
+    /// If `on` and the field is not `Fq2 = Fq[u]/(u^2 + 1)` (`KMUL`'s `u^2 = -1`).
     pub fn with_fq2_ops(mut self, on: bool) -> Self {
         assert!(
             !on || (self.degree == 2 && self.k == 1),
-            "KSUM and KCOMB are over Fq[u]/(u^2 + 1)"
+            "KMUL is over Fq[u]/(u^2 + 1)"
         );
         self.fq2_ops = on;
         self
@@ -157,12 +157,8 @@ impl<F: Field> ElAsm<F> {
         let [s0, s1, s2, s3] = self.scratch;
         let (a0, a1, b0, b1) = (a.c[0], a.c[1], b.c[0], b.c[1]);
         if self.fq2_ops {
-            // A coordinate's and the scratch's registers are pairs (c[1] follows c[0]).
-            self.asm.ksum(s2, a0, b0); // a0 + a1, b0 + b1 into s2, s3
-            self.asm.mul(s0, a0, b0); // v0
-            self.asm.mul(s1, a1, b1); // v1
-            self.asm.mul(s2, s2, s3); // the last read of a and b
-            self.asm.kcomb(d.c[0], s0, s2); // c0 = v0 - v1, c1 = m - v0 - v1
+            // A coordinate's registers are a pair (c[1] follows c[0]).
+            self.asm.kmul(d.c[0], a0, b0);
             return;
         }
         self.asm.mul(s0, a0, b0); // v0
@@ -287,7 +283,7 @@ impl<F: Field> ElAsm<F> {
 /// Database, "shortw-xyzz" (Bernstein, Lange): madd-2008-s, add-2008-s, dbl-2008-s-1,
 /// mdbl-2008-s-1. The affine identity is arkworks' `(0, 0)`.
 ///
-/// `fq2_ops`: Fq2 products by the VM's Karatsuba instructions ([`ElAsm::with_fq2_ops`]).
+/// `fq2_ops`: Fq2 products by the VM's Karatsuba instruction `KMUL` ([`ElAsm::with_fq2_ops`]).
 pub fn weierstrass_a0<F: Field>(degree: u8, k: u32, fq2_ops: bool) -> Program<F> {
     let mut e = ElAsm::<F>::new(degree, k).with_fq2_ops(fq2_ops);
     let s = |i| e.slot(i);

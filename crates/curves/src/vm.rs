@@ -39,7 +39,12 @@ pub mod op {
     pub const COPY: u32 = 5;
     /// `d = 0`
     pub const ZERO: u32 = 6;
-    // 7 is unused: `Asm::one` assembles to `LDC` of 1 (one path fewer in the interpreter loop).
+    /// An Fq2 product over `Fq[u]/(u^2 + 1)` on register pairs (`x'` is the register after
+    /// `x`), by Karatsuba: `v0 = a b`, `v1 = a' b'`, `m = (a + a')(b + b')`, then
+    /// `d = v0 - v1`, `d' = m - v0 - v1`, written after every operand is read. Three rounds
+    /// of `MUL`'s multiplication site. Only in modules composed with it
+    /// (`zkgpu_shaders::Group::vm_fq2_ops`). (`Asm::one` assembles to `LDC` of 1.)
+    pub const KMUL: u32 = 7;
     /// `d = constant[b]`
     pub const LDC: u32 = 8;
     /// `if a == 0 { pc = b }`
@@ -48,14 +53,6 @@ pub mod op {
     pub const JNZ: u32 = 10;
     /// `pc = b`
     pub const JMP: u32 = 11;
-    /// Karatsuba's sums over register pairs (`x'` is the register after `x`): `d = a + a'`,
-    /// `d' = b + b'`. Only in modules composed with `VM_FQ2`
-    /// (`zkgpu_shaders::Group::vm_fq2_ops`).
-    pub const KSUM: u32 = 12;
-    /// Karatsuba's combination over `Fq2 = Fq[u]/(u^2 + 1)`, from `v0 = a`, `v1 = a'` and the
-    /// middle product `m = b`: `d = v0 - v1`, `d' = m - v0 - v1`, written after all three are
-    /// read. Only in modules composed with `VM_FQ2`.
-    pub const KCOMB: u32 = 13;
 }
 
 /// One instruction, before encoding.
@@ -115,15 +112,10 @@ impl<F: Field> Asm<F> {
     pub fn mul(&mut self, d: Reg, a: Reg, b: Reg) {
         self.push_op(op::MUL, d, a, b);
     }
-    /// `d = a + a'`, `d' = b + b'` ([`op::KSUM`]).
-    pub fn ksum(&mut self, d: Reg, a: Reg, b: Reg) {
+    /// `(d, d') = (a, a') (b, b')` over `Fq[u]/(u^2 + 1)` ([`op::KMUL`]).
+    pub fn kmul(&mut self, d: Reg, a: Reg, b: Reg) {
         self.touch(&[Reg(d.0 + 1), Reg(a.0 + 1), Reg(b.0 + 1)]);
-        self.push_op(op::KSUM, d, a, b);
-    }
-    /// `d = v - v'`, `d' = m - v - v'` ([`op::KCOMB`]).
-    pub fn kcomb(&mut self, d: Reg, v: Reg, m: Reg) {
-        self.touch(&[Reg(d.0 + 1), Reg(v.0 + 1)]);
-        self.push_op(op::KCOMB, d, v, m);
+        self.push_op(op::KMUL, d, a, b);
     }
     /// `d = a + b`
     pub fn add(&mut self, d: Reg, a: Reg, b: Reg) {
@@ -284,12 +276,10 @@ pub enum VmError {
 }
 
 impl<F: Field> Program<F> {
-    /// Whether it uses [`op::KSUM`] or [`op::KCOMB`], which only modules composed with
-    /// `VM_FQ2` run (every instruction's opcode is its low four bits).
+    /// Whether it uses [`op::KMUL`], which only modules composed with it run (every
+    /// instruction's opcode is its low four bits).
     pub fn fq2_ops(&self) -> bool {
-        self.code
-            .iter()
-            .any(|w| matches!(w & 15, op::KSUM | op::KCOMB))
+        self.code.iter().any(|w| w & 15 == op::KMUL)
     }
 
     /// Where entry point `name` starts.
@@ -321,13 +311,11 @@ impl<F: Field> Program<F> {
                     stats.muls += 1;
                     regs[d] = regs[a] * regs[b];
                 }
-                op::KSUM => {
-                    let (x, y) = (regs[a] + regs[a + 1], regs[b] + regs[b + 1]);
-                    regs[d] = x;
-                    regs[d + 1] = y;
-                }
-                op::KCOMB => {
-                    let (v0, v1, m) = (regs[a], regs[a + 1], regs[b]);
+                op::KMUL => {
+                    stats.muls += 3;
+                    let v0 = regs[a] * regs[b];
+                    let v1 = regs[a + 1] * regs[b + 1];
+                    let m = (regs[a] + regs[a + 1]) * (regs[b] + regs[b + 1]);
                     regs[d] = v0 - v1;
                     regs[d + 1] = m - v0 - v1;
                 }
