@@ -1,13 +1,14 @@
 // The curve VM core: elliptic-curve formulas run as short programs over a register file of
 // base-field elements (crates/curves/src/vm.rs defines the instruction set and assembles the
-// programs; crates/curves/src/formulas.rs holds the formulas). vm_run below is the only place
-// that calls fe_mul, so a pipeline has one multiplication call site however long the formulas
-// are: on NVIDIA, compile time grows with call sites, not with program length.
+// programs; crates/curves/src/formulas.rs holds the formulas). vm_run's loop, through its
+// multiplication step vm_mul, is the only place that calls fe_mul, so a pipeline has one
+// multiplication call site however long the formulas are: on NVIDIA, compile time grows with
+// call sites, not with program length.
 //
 // Composed after a base-field module, its `fe_` shim and `const VM_REGS`, and before
-// `vm_mul` and `const VM_KMUL` (whether it runs opcode 7; shaders/kernels/curve_vm_mul.wgsl, or curve_vm_kmul.wgsl
-// where the module runs the Fq2 product KMUL); kernels that drive the VM (curve_vm.wgsl,
-// msm_accumulate.wgsl) follow it and set `vm_consts` before running.
+// `vm_mul` and `const VM_KMUL` (whether opcode 7 runs): shaders/kernels/curve_vm_mul.wgsl,
+// or curve_vm_kmul.wgsl where the module runs the Fq2 product KMUL. Kernels that drive the
+// VM (curve_vm.wgsl, msm_accumulate.wgsl) follow them and set `vm_consts` before running.
 //
 // Termination: every jump in a program goes forward (the assembler rejects backward jumps),
 // every program ends in HALT, and only KMUL runs an instruction again (three rounds, then pc

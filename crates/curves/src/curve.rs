@@ -134,9 +134,8 @@ pub trait GpuCurve: Copy + Debug + Default + Send + Sync + 'static {
     /// The sum of accumulators of `4 DEGREE` registers each (`r.len()` a multiple of that),
     /// added in the accumulators' own coordinates where that is cheaper.
     fn sum_acc_regs(r: &[Self::Base]) -> Self::Projective {
-        r.chunks_exact(4 * Self::DEGREE)
-            .map(Self::from_acc_regs)
-            .sum()
+        let regs = 4 * Self::DEGREE;
+        r.chunks_exact(regs).map(Self::from_acc_regs).sum()
     }
 
     /// u32 words of one affine point on the GPU.
@@ -470,8 +469,10 @@ impl GpuCurve for Bls12_377G1 {
         let m = TeMap::get();
         let two_d = m.d.double();
         let sum = r
-            .chunks_exact(4)
-            .map(TeExtended::from_regs)
+            .as_chunks::<4>()
+            .0
+            .iter()
+            .map(|regs| TeExtended::from_regs(regs))
             .fold(TeExtended::identity(), |acc, p| te_add(&acc, &p, two_d));
         m.from_extended(&sum)
     }

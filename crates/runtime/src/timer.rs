@@ -70,8 +70,10 @@ impl PassTimer {
             .await?;
         let period = f64::from(ctx.queue().get_timestamp_period()) * 1e-9;
         Ok(ticks
-            .chunks_exact(2)
-            .map(|t| t[1].saturating_sub(t[0]) as f64 * period)
+            .as_chunks::<2>()
+            .0
+            .iter()
+            .map(|[begin, end]| end.saturating_sub(*begin) as f64 * period)
             .collect())
     }
 }
