@@ -15,8 +15,9 @@ source scripts/common.sh
 zk_need_rust
 bash scripts/ensure-vulkan.sh
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
-# clippy lints every crate of the workspace as it is compiled (all targets, -D warnings; the
-# page's wasm32 build below too): a lint fails the build, and nothing is compiled twice.
+# clippy lints every crate of the workspace as it is compiled (all targets; the page's wasm32
+# build below too): a lint fails the build (with a Rust newer than the one CI lints with, it
+# warns: scripts/common.sh), and nothing is compiled twice.
 zk_lint_in_build
 # The page's wasm module for the browser test and the npm package check: optimized, without
 # the release profile's thin LTO (Cargo.toml, profile web-check).
@@ -25,7 +26,7 @@ if (( $# == 0 )); then
   # One build of everything the tests and the scripts below run, in the test profile with the
   # test build's features: the scripts use its zkgpu binary and examples (ZKGPU_BUILT), and
   # cargo test finds its test binaries built; the benches are built for clippy's sake.
-  zk_step "build and lint: every target of the workspace (test profile, clippy -D warnings)"
+  zk_step "build and lint: every target of the workspace (test profile, clippy's lints)"
   cargo build --workspace --profile test --all-targets
   ZKGPU_BUILT=$(zk_target_dir)/debug
   export ZKGPU_BUILT
