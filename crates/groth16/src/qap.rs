@@ -334,9 +334,11 @@ pub async fn witness_map_rows_timed<F: NttField>(
         let mut products = vec![(zero, zero, zero); in_block];
         rows.eval_rows(row, full_assignment, &mut products);
         for (j, ((wa, wb), wc)) in a
-            .chunks_exact_mut(8)
-            .zip(b.chunks_exact_mut(8))
-            .zip(c.chunks_exact_mut(8))
+            .as_chunks_mut::<8>()
+            .0
+            .iter_mut()
+            .zip(b.as_chunks_mut::<8>().0)
+            .zip(c.as_chunks_mut::<8>().0)
             .enumerate()
         {
             let i = row + j;

@@ -88,7 +88,12 @@ impl<'a, F: PrimeField> Scalars<'a, F> {
         let count = out.len() / 32;
         match self {
             Self::Field(f) => {
-                for (o, s) in out.chunks_exact_mut(32).zip(&f[first..first + count]) {
+                for (o, s) in out
+                    .as_chunks_mut::<32>()
+                    .0
+                    .iter_mut()
+                    .zip(&f[first..first + count])
+                {
                     put_u64s(o, s.into_bigint().as_ref());
                 }
             }
@@ -107,7 +112,12 @@ impl<F: RawMontgomery> Scalars<'_, F> {
         let count = out.len() / 32;
         match self {
             Self::Field(f) => {
-                for (o, s) in out.chunks_exact_mut(32).zip(&f[first..first + count]) {
+                for (o, s) in out
+                    .as_chunks_mut::<32>()
+                    .0
+                    .iter_mut()
+                    .zip(&f[first..first + count])
+                {
                     put_u64s(o, s.raw_montgomery());
                 }
             }
@@ -119,8 +129,8 @@ impl<F: RawMontgomery> Scalars<'_, F> {
 /// One scalar's 32 bytes from its little-endian u64 limbs (zero above them).
 pub(crate) fn put_u64s(out: &mut [u8], limbs: &[u64]) {
     out.fill(0);
-    for (o, l) in out.chunks_exact_mut(8).zip(limbs) {
-        o.copy_from_slice(&l.to_le_bytes());
+    for (o, l) in out.as_chunks_mut::<8>().0.iter_mut().zip(limbs) {
+        *o = l.to_le_bytes();
     }
 }
 
@@ -163,7 +173,7 @@ pub(crate) fn write_scalars<F: PrimeField + RawMontgomery>(
         scalars.write_words(at / 32, block);
         if limit < 256 {
             let words: &[u32] = bytemuck::cast_slice(block);
-            for (k, w) in words.chunks_exact(8).enumerate() {
+            for (k, w) in words.as_chunks::<8>().0.iter().enumerate() {
                 let bits = scalar_bits(w);
                 if bits > limit {
                     let mut first = too_wide.lock().unwrap_or_else(|e| e.into_inner());

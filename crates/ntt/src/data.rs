@@ -213,7 +213,7 @@ impl<F: NttField> GpuNtt<F> {
                 |first, block| {
                     let words: &mut [u32] = bytemuck::cast_slice_mut(block);
                     let first = first / ELEMENT_BYTES as usize;
-                    for (w, x) in words.chunks_exact_mut(8).zip(&piece[first..]) {
+                    for (w, x) in words.as_chunks_mut::<8>().0.iter_mut().zip(&piece[first..]) {
                         x.write_packed(w);
                     }
                 },

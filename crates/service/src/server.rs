@@ -114,10 +114,12 @@ pub async fn start(cfg: ServeConfig, devices: Option<&DeviceSet>) -> Result<Runn
 /// Removes the witnesses of ended jobs every two seconds, and expired results once a minute.
 async fn sweep(db: Db, witnesses: WitnessStore) {
     let mut tick = tokio::time::interval(Duration::from_secs(2));
-    for round in 0u64.. {
+    let mut round = 0u64;
+    loop {
         tick.tick().await;
         sweep_witnesses(&db, &witnesses).await;
-        if round % 30 != 0 {
+        round = round.wrapping_add(1);
+        if round % 30 != 1 {
             continue;
         }
         match db.delete_expired().await {

@@ -224,10 +224,7 @@ impl<E: GpuPairing> Header<E> {
         };
         let count = r.usize()?;
         let raw = r.take(count.checked_mul(32).ok_or_else(|| r.corrupt("digests"))?)?;
-        let digests = raw
-            .chunks_exact(32)
-            .map(|c| c.try_into().unwrap_or_default())
-            .collect();
+        let digests = raw.as_chunks::<32>().0.to_vec();
         if !r.bytes.is_empty() {
             return Err(r.corrupt("bytes after the header's end"));
         }
@@ -416,8 +413,10 @@ impl<'a> Reader<'a> {
         let n = self.usize()?;
         let raw = self.take(n.checked_mul(4).ok_or_else(|| self.corrupt("length"))?)?;
         Ok(raw
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default()))
+            .as_chunks::<4>()
+            .0
+            .iter()
+            .map(|&c| u32::from_le_bytes(c))
             .collect())
     }
 }

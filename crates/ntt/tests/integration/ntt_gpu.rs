@@ -183,7 +183,7 @@ fn rows_written_into_staging() {
             assert_eq!(blocks.len(), batch);
             for (v, block) in blocks.iter_mut().enumerate() {
                 assert_eq!(block.len() % 8, 0);
-                for (j, w) in block.chunks_exact_mut(8).enumerate() {
+                for (j, w) in block.as_chunks_mut::<8>().0.iter_mut().enumerate() {
                     value(v, row + j).write_packed(w);
                 }
             }
