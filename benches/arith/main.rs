@@ -7,6 +7,7 @@
 
 mod curve;
 mod field;
+mod mix;
 mod vm;
 
 use std::process::ExitCode;
@@ -34,6 +35,8 @@ enum What {
     Curve(curve::CurveArgs),
     /// The cost of each curve-VM instruction, measured in field multiplications.
     Vm(vm::VmArgs),
+    /// The f64 and int64 multiplications side by side (an experiment on the pipes).
+    Mix(mix::MixArgs),
 }
 
 /// Shader runtime checks to benchmark with.
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
         What::Field(args) => field::run(&args),
         What::Curve(args) => curve::run(&args),
         What::Vm(args) => vm::run(&args),
+        What::Mix(args) => mix::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
