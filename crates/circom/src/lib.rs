@@ -50,7 +50,6 @@ mod prove;
 mod r1cs;
 mod reduction;
 mod wtns;
-mod wtns_stream;
 mod zkey;
 mod zkey_write;
 
@@ -70,6 +69,5 @@ pub use prove::{
 pub use r1cs::{CircomR1cs, read_r1cs, setup};
 pub use reduction::CircomReduction;
 pub use wtns::{read_wtns, write_wtns};
-pub use wtns_stream::WtnsStream;
 pub use zkey::{CircomKey, read_zkey, read_zkey_file};
 pub use zkey_write::write_zkey;

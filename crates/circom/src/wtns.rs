@@ -14,34 +14,15 @@ pub(crate) const FILE: &str = ".wtns";
 /// the constant one first. Another field, a truncated file or a value past the modulus is a
 /// [`CircomError`] ([`crate::wtns_curve`] tells which curve a witness is over).
 pub fn read_wtns<F: PrimeField>(bytes: &[u8]) -> Result<Vec<F>, CircomError> {
-    let (data, _) = values_of::<F>(bytes)?;
-    convert(data, 0)
-}
-
-/// The bytes of a `.wtns`'s values (section 2, checked to hold exactly the header's count
-/// of `F`'s elements) and their offset in `bytes`.
-pub(crate) fn values_of<F: PrimeField>(bytes: &[u8]) -> Result<(&[u8], usize), CircomError> {
     let file = BinFile::parse(bytes, b"wtns", &[2], FILE)?;
     let mut h = file.section(1)?;
     check_field::<F>(&mut h, FILE, "a witness over the scalar field")?;
     let count = h.usize()?;
     let n8 = crate::curve::n8::<F>();
     let data = file.section(2)?.rest_exactly(count, n8)?;
-    // `data` is a subslice of `bytes`.
-    let offset = data.as_ptr() as usize - bytes.as_ptr() as usize;
-    Ok((data, offset))
-}
-
-/// The values of `data` (canonical little-endian elements of `F`), the first being value
-/// `first` of its witness (for the error's index).
-pub(crate) fn convert<F: PrimeField>(data: &[u8], first: usize) -> Result<Vec<F>, CircomError> {
-    let n8 = crate::curve::n8::<F>();
     let one = |(i, v): (usize, &[u8])| {
         canonical::<F>(v).ok_or_else(|| {
-            CircomError::format(
-                FILE,
-                format!("value {} is past the field's modulus", first + i),
-            )
+            CircomError::format(FILE, format!("value {i} is past the field's modulus"))
         })
     };
     // In parallel: a 2^20-constraint circuit's witness is a million values.

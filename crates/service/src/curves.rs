@@ -5,7 +5,7 @@
 use ark_bls12_381::Bls12_381;
 use ark_bn254::Bn254;
 use ark_ff::One;
-use zkgpu_circom::{CircomCurve, CircomError, Curve, WtnsStream};
+use zkgpu_circom::{CircomCurve, CircomError, Curve};
 use zkgpu_groth16::{GpuProver, PreparedProvingKey, ProveError};
 use zkgpu_runtime::GpuContext;
 
@@ -47,31 +47,6 @@ impl Values {
         match self {
             Self::Bn254(v) => zkgpu_circom::write_wtns(v),
             Self::Bls12_381(v) => zkgpu_circom::write_wtns(v),
-        }
-    }
-}
-
-/// A `.wtns` read as it arrives, over either curve's scalar field (each stream converts
-/// only where the header names its field; `zkgpu_circom::WtnsStream`).
-#[derive(Debug, Default)]
-pub(crate) struct ValuesStream {
-    bn254: WtnsStream<ark_bn254::Fr>,
-    bls12_381: WtnsStream<ark_bls12_381::Fr>,
-}
-
-impl ValuesStream {
-    /// The next bytes of the witness.
-    pub(crate) fn push(&mut self, piece: &[u8]) {
-        self.bn254.push(piece);
-        self.bls12_381.push(piece);
-    }
-
-    /// The values of `whole` (the bytes pushed) over `curve`'s scalar field: what
-    /// [`Values::read`] gives for it, mostly converted already.
-    pub(crate) fn finish(self, curve: Curve, whole: &[u8]) -> Result<Values, CircomError> {
-        match curve {
-            Curve::Bn254 => self.bn254.finish(whole).map(Values::Bn254),
-            Curve::Bls12_381 => self.bls12_381.finish(whole).map(Values::Bls12_381),
         }
     }
 }

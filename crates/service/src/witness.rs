@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime};
 use axum::body::Bytes;
 use zkgpu_circom::Curve;
 
-use crate::curves::{Values, ValuesStream};
+use crate::curves::Values;
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::ids::check_job_id;
 
@@ -50,16 +50,16 @@ pub(crate) fn store_json(
     Ok(())
 }
 
-/// A `.wtns` on its way in: each piece of the body written to the job's part file and its
-/// values read as it arrives, on a thread of its own (both overlap the upload), then the
-/// whole checked and the part renamed to the job's witness, or removed. Dropped unfinished (an upload cut
+/// A `.wtns` on its way in: each piece of the body written to the job's part file as it
+/// arrives, on a thread of its own (the write overlaps the upload), then the whole checked
+/// and the part renamed to the job's witness, or removed. Dropped unfinished (an upload cut
 /// short, a refused submission), the part is removed.
 pub(crate) struct Incoming {
     store: WitnessStore,
     job: String,
     part: PathBuf,
     pieces: Option<mpsc::Sender<Bytes>>,
-    writer: Option<std::thread::JoinHandle<(std::io::Result<()>, ValuesStream)>>,
+    writer: Option<std::thread::JoinHandle<std::io::Result<()>>>,
 }
 
 impl Incoming {
@@ -70,46 +70,31 @@ impl Incoming {
         }
     }
 
-    /// The write's outcome once every queued piece is written (the writer ends), and the
-    /// values read from the pieces as they came (none if the writer did not end well).
-    fn close(&mut self) -> (Result<()>, Option<ValuesStream>) {
+    /// The write's outcome once every queued piece is written (the writer ends).
+    fn close(&mut self) -> Result<()> {
         self.pieces = None;
         let Some(writer) = self.writer.take() else {
-            return (Ok(()), None);
+            return Ok(());
         };
         match writer.join() {
-            Ok((Ok(()), stream)) => (Ok(()), Some(stream)),
-            Ok((Err(e), stream)) => (
-                Err(internal("cannot store the witness as", &self.part, &e)),
-                Some(stream),
-            ),
-            Err(_) => (
-                Err(ServiceError::new(
-                    ErrorCode::Internal,
-                    "the witness writer panicked",
-                )),
-                None,
-            ),
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(internal("cannot store the witness as", &self.part, &e)),
+            Err(_) => Err(ServiceError::new(
+                ErrorCode::Internal,
+                "the witness writer panicked",
+            )),
         }
     }
 
-    /// `body` (every piece pushed, whole) checked against `circuit`: its values were read
-    /// from the pieces as they were written (`ValuesStream`), so what is left after the
-    /// body's end is the last pieces and the file's checks. Then the part becomes the job's
-    /// witness and the values are kept for a lane of this process, or, when the check or
-    /// the write fails, it is removed.
+    /// `body` (every piece pushed, whole) checked against `circuit` while the last pieces are
+    /// written; then the part becomes the job's witness and the values are kept for a lane of
+    /// this process, or, when the check or the write fails, it is removed.
     pub(crate) fn finish_checked(mut self, body: &[u8], circuit: Circuit) -> Result<()> {
         let started = std::time::Instant::now();
-        let (written, stream) = self.close();
-        let write_wait_ms = started.elapsed().as_secs_f64() * 1e3;
-        let values = match stream {
-            Some(stream) => stream
-                .finish(circuit.curve, body)
-                .map_err(ServiceError::of_witness)
-                .and_then(|v| check(&v, circuit.signals).map(|()| v)),
-            None => checked(body, false, circuit),
-        };
-        let parse_ms = started.elapsed().as_secs_f64() * 1e3 - write_wait_ms;
+        let values = checked(body, false, circuit);
+        let parse_ms = started.elapsed().as_secs_f64() * 1e3;
+        let written = self.close();
+        let write_wait_ms = started.elapsed().as_secs_f64() * 1e3 - parse_ms;
         tracing::debug!(job = %self.job, parse_ms, write_wait_ms, "witness checked");
         let values = values.and_then(|v| written.map(|()| v))?;
         let path = self.store.path(&self.job)?;
@@ -254,17 +239,7 @@ impl WitnessStore {
         let (tx, rx) = mpsc::channel::<Bytes>();
         let writer = std::thread::Builder::new()
             .name("zkgpu-witness-writer".into())
-            .spawn(move || {
-                // Written and read as the pieces come; a failed write stops the writing only.
-                let (mut written, mut stream) = (Ok(()), ValuesStream::default());
-                for piece in rx {
-                    if written.is_ok() {
-                        written = file.write_all(&piece);
-                    }
-                    stream.push(&piece);
-                }
-                (written, stream)
-            })
+            .spawn(move || rx.iter().try_for_each(|piece| file.write_all(&piece)))
             .map_err(|e| internal("cannot start the writer of", &part, &e))?;
         Ok(Incoming {
             store: self.clone(),
