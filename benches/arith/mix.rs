@@ -37,12 +37,6 @@ const WG: u32 = 64;
 const KERNEL: &str = r"
 override INT_EIGHTHS: u32;
 override PAIR: bool;
-override WORKGROUP_SIZE: u32;
-
-@group(0) @binding(0) var<storage, read> check_a: array<u32>;
-@group(0) @binding(1) var<storage, read> check_b: array<u32>;
-@group(0) @binding(2) var<storage, read_write> check_out: array<u32>;
-@group(0) @binding(3) var<uniform> check: ArithParams;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn arith_mix_chain(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -88,12 +82,6 @@ fn arith_mix_chain(@builtin(global_invocation_id) gid: vec3<u32>) {
 const NATIVE_KERNEL: &str = r"
 override INT_EIGHTHS: u32;
 override PAIR: bool;
-override WORKGROUP_SIZE: u32;
-
-@group(0) @binding(0) var<storage, read> check_a: array<u32>;
-@group(0) @binding(1) var<storage, read> check_b: array<u32>;
-@group(0) @binding(2) var<storage, read_write> check_out: array<u32>;
-@group(0) @binding(3) var<uniform> check: ArithParams;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn arith_mix_chain(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -146,8 +134,9 @@ fn arith_mix_chain(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 ";
 
-/// The scalar field's native-form modules (what the NTT multiplies with) in f64 and int64
-/// (renamed `<pre>_ni_...`) and a chain of `n_mul_lazy` in either.
+/// `arith_check`'s f64 module, the scalar field's native-form modules (what the NTT
+/// multiplies with) in f64 and int64 (renamed `<pre>_ni_...`) and a chain of `n_mul_lazy`
+/// in either.
 fn native_module(f: FieldModule) -> Option<Composed> {
     if !zkgpu_shaders::ntt_fields().contains(&f) {
         return None;
@@ -171,28 +160,24 @@ fn native_module(f: FieldModule) -> Option<Composed> {
         .replace("NI_", &format!("{pre}_ni_"));
     let kernel = Part {
         origin: "<native mix kernel>".into(),
-        text: format!(
-            "struct ArithParams {{ count: u32, reps: u32, row_stride: u32, _pad: u32 }}\n{kernel}"
-        ),
+        text: format!("{kernel}"),
     };
+    let mut parts = arith_check(f, Arith::F64).parts;
+    parts.extend([fl, int, kernel]);
     Some(Composed {
         name: format!("arith_mix_native/{}@f64", f.id()),
-        parts: vec![fl, int, kernel],
+        parts,
         arith: Arith::F64,
     })
 }
 
-/// `arith_check`'s f64 module without its kernels, the int64 multiplications renamed
-/// (`<pre>_i...`), and the mixed kernel.
+/// `arith_check`'s f64 module (its bindings and `ArithParams`, the contract's), the int64
+/// multiplications renamed (`<pre>_i...`), and the mixed kernel.
 fn module(f: FieldModule) -> Composed {
     let (pre, _) = f.prefix_and_type();
     let f64m = arith_check(f, Arith::F64);
     let int = arith_check(f, Arith::Int64);
-    let mut parts: Vec<Part> = f64m
-        .parts
-        .into_iter()
-        .filter(|p| !p.origin.contains("kernels/"))
-        .collect();
+    let mut parts = f64m.parts;
     let int_mul = int
         .parts
         .into_iter()
@@ -212,8 +197,7 @@ fn module(f: FieldModule) -> Composed {
     parts.push(Part {
         origin: "<mix kernel>".into(),
         text: format!(
-            "struct ArithParams {{ count: u32, reps: u32, row_stride: u32, _pad: u32 }}\n\
-             fn fe_imul_packed(a: array<u32, {pw}>, b: array<u32, {pw}>) -> array<u32, {pw}> {{\n    \
+            "fn fe_imul_packed(a: array<u32, {pw}>, b: array<u32, {pw}>) -> array<u32, {pw}> {{\n    \
              return {pre}_imul_packed(a, b);\n}}\n{KERNEL}"
         ),
     });
