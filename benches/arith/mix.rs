@@ -160,7 +160,7 @@ fn native_module(f: FieldModule) -> Option<Composed> {
         .replace("NI_", &format!("{pre}_ni_"));
     let kernel = Part {
         origin: "<native mix kernel>".into(),
-        text: format!("{kernel}"),
+        text: kernel,
     };
     let mut parts = arith_check(f, Arith::F64).parts;
     parts.extend([fl, int, kernel]);
