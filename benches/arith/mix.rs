@@ -34,6 +34,10 @@ fn parse_field(name: &str) -> Result<FieldModule, String> {
 }
 
 const WG: u32 = 64;
+
+/// The kernel over either form: `IN_F`/`IN_I` take packed words to a multiplication's
+/// operands, `MUL_F`/`MUL_I` multiply, `OUT_F(x)`/`OUT_I(z)` give packed words back (each
+/// form's replacements in [`Form::replacements`]).
 const KERNEL: &str = r"
 override INT_EIGHTHS: u32;
 override PAIR: bool;
@@ -44,167 +48,158 @@ fn arith_mix_chain(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= check.count) {
         return;
     }
-    var x: array<u32, FE_PACKED>;
-    var y: array<u32, FE_PACKED>;
+    var a: array<u32, FE_PACKED>;
+    var b: array<u32, FE_PACKED>;
     for (var j = 0u; j < FE_PACKED; j++) {
-        x[j] = check_a[i * FE_PACKED + j];
-        y[j] = check_b[i * FE_PACKED + j];
+        a[j] = check_a[i * FE_PACKED + j];
+        b[j] = check_b[i * FE_PACKED + j];
     }
+    var out: array<u32, FE_PACKED>;
     if (PAIR) {
-        var z = x;
+        var x = IN_F(a);
+        var z = IN_I(a);
+        let bf = IN_F(b);
+        let bi = IN_I(b);
         for (var k = 0u; k < check.reps; k++) {
-            x = fe_mul_packed(x, y);
-            z = fe_imul_packed(z, y);
+            x = MUL_F(x, bf);
+            z = MUL_I(z, bi);
         }
-        var same = true;
+        out = OUT_F(x);
+        let other = OUT_I(z);
+        // Both chains' bits, or a wrong answer where they differ.
         for (var j = 0u; j < FE_PACKED; j++) {
-            same = same && x[j] == z[j];
-        }
-        if (!same) {
-            x = z;
-            x[0] = x[0] ^ 1u;
+            if (out[j] != other[j]) {
+                out[0] = out[0] ^ 1u;
+                break;
+            }
         }
     } else if ((i / 32u) % 8u < INT_EIGHTHS) {
+        var z = IN_I(a);
+        let bi = IN_I(b);
         for (var k = 0u; k < check.reps; k++) {
-            x = fe_imul_packed(x, y);
+            z = MUL_I(z, bi);
         }
+        out = OUT_I(z);
     } else {
+        var x = IN_F(a);
+        let bf = IN_F(b);
         for (var k = 0u; k < check.reps; k++) {
-            x = fe_mul_packed(x, y);
+            x = MUL_F(x, bf);
         }
+        out = OUT_F(x);
     }
     for (var j = 0u; j < FE_PACKED; j++) {
-        check_out[i * FE_PACKED + j] = x[j];
+        check_out[i * FE_PACKED + j] = out[j];
     }
 }
 ";
 
-const NATIVE_KERNEL: &str = r"
-override INT_EIGHTHS: u32;
-override PAIR: bool;
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn arith_mix_chain(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x + gid.y * check.row_stride;
-    if (i >= check.count) {
-        return;
-    }
-    var x: array<u32, 8>;
-    var y: array<u32, 8>;
-    for (var j = 0u; j < 8u; j++) {
-        x[j] = check_a[i * 8u + j];
-        y[j] = check_b[i * 8u + j];
-    }
-    if (PAIR) {
-        var xf = NF_unpack(x);
-        let yf = NF_unpack(y);
-        var xi = NI_unpack(x);
-        let yi = NI_unpack(y);
-        for (var k = 0u; k < check.reps; k++) {
-            xf = NF_mul_lazy(xf, yf);
-            xi = NI_mul_lazy(xi, yi);
-        }
-        x = NF_pack(NF_reduce(xf));
-        let z = NI_pack(NI_reduce(xi));
-        var same = true;
-        for (var j = 0u; j < 8u; j++) {
-            same = same && x[j] == z[j];
-        }
-        if (!same) {
-            x[0] = x[0] ^ 1u;
-        }
-    } else if ((i / 32u) % 8u < INT_EIGHTHS) {
-        var xi = NI_unpack(x);
-        let yi = NI_unpack(y);
-        for (var k = 0u; k < check.reps; k++) {
-            xi = NI_mul_lazy(xi, yi);
-        }
-        x = NI_pack(NI_reduce(xi));
-    } else {
-        var xf = NF_unpack(x);
-        let yf = NF_unpack(y);
-        for (var k = 0u; k < check.reps; k++) {
-            xf = NF_mul_lazy(xf, yf);
-        }
-        x = NF_pack(NF_reduce(xf));
-    }
-    for (var j = 0u; j < 8u; j++) {
-        check_out[i * 8u + j] = x[j];
-    }
-}
-";
-
-/// `arith_check`'s f64 module, the scalar field's native-form modules (what the NTT
-/// multiplies with) in f64 and int64 (renamed `<pre>_ni_...`) and a chain of `n_mul_lazy`
-/// in either.
-fn native_module(f: FieldModule) -> Option<Composed> {
-    if !zkgpu_shaders::ntt_fields().contains(&f) {
-        return None;
-    }
-    let (pre, _) = f.prefix_and_type();
-    let native = |arith| {
-        zkgpu_shaders::ntt(f, arith)
-            .parts
-            .into_iter()
-            .find(|p| p.origin.contains("_native_"))
-    };
-    let (fl, int) = (native(Arith::F64)?, native(Arith::Int64)?);
-    let int = Part {
-        origin: "<int64 native renamed>".into(),
-        text: int
-            .text
-            .replace(&format!("{pre}_n_"), &format!("{pre}_ni_")),
-    };
-    let kernel = NATIVE_KERNEL
-        .replace("NF_", &format!("{pre}_n_"))
-        .replace("NI_", &format!("{pre}_ni_"));
-    let kernel = Part {
-        origin: "<native mix kernel>".into(),
-        text: kernel,
-    };
-    let mut parts = arith_check(f, Arith::F64).parts;
-    parts.extend([fl, int, kernel]);
-    Some(Composed {
-        name: format!("arith_mix_native/{}@f64", f.id()),
-        parts,
-        arith: Arith::F64,
-    })
+/// Which multiplication the chains run.
+#[derive(Clone, Copy)]
+enum Form {
+    /// `<pre>_mul_packed` over packed words: the curve VM's.
+    Packed,
+    /// `<pre>_n_mul_lazy` over the arithmetic's native limbs: the NTT's.
+    Native,
 }
 
-/// `arith_check`'s f64 module (its bindings and `ArithParams`, the contract's), the int64
-/// multiplications renamed (`<pre>_i...`), and the mixed kernel.
-fn module(f: FieldModule) -> Composed {
-    let (pre, _) = f.prefix_and_type();
-    let f64m = arith_check(f, Arith::F64);
-    let int = arith_check(f, Arith::Int64);
-    let mut parts = f64m.parts;
-    let int_mul = int
-        .parts
-        .into_iter()
-        .find(|p| p.origin.contains("_mul_int64"))
-        .expect("the int64 module has its multiplications");
-    let mut text = int_mul.text;
-    for name in ["mul_packed", "mul", "square"] {
-        text = text
-            .replace(&format!("fn {pre}_{name}("), &format!("fn {pre}_i{name}("))
-            .replace(&format!(" {pre}_{name}("), &format!(" {pre}_i{name}("));
+impl Form {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Packed => "packed",
+            Self::Native => "native",
+        }
     }
-    parts.push(Part {
-        origin: "<int64 renamed>".into(),
-        text,
-    });
-    let pw = f.packed_words();
-    parts.push(Part {
-        origin: "<mix kernel>".into(),
-        text: format!(
-            "fn fe_imul_packed(a: array<u32, {pw}>, b: array<u32, {pw}>) -> array<u32, {pw}> {{\n    \
-             return {pre}_imul_packed(a, b);\n}}\n{KERNEL}"
-        ),
-    });
-    Composed {
-        name: format!("arith_mix/{}@f64", f.id()),
-        parts,
-        arith: Arith::F64,
+
+    /// The kernel's placeholders, for field prefix `pre` (int64's functions renamed with
+    /// an `i`: [`Form::int64_part`]).
+    fn replacements(self, pre: &str) -> [(&'static str, String); 6] {
+        match self {
+            Self::Packed => [
+                ("IN_F", String::new()),
+                ("IN_I", String::new()),
+                ("MUL_F", format!("{pre}_mul_packed")),
+                ("MUL_I", format!("{pre}_imul_packed")),
+                ("OUT_F(x)", "x".into()),
+                ("OUT_I(z)", "z".into()),
+            ],
+            Self::Native => [
+                ("IN_F", format!("{pre}_n_unpack")),
+                ("IN_I", format!("{pre}_ni_unpack")),
+                ("MUL_F", format!("{pre}_n_mul_lazy")),
+                ("MUL_I", format!("{pre}_ni_mul_lazy")),
+                ("OUT_F(x)", format!("{pre}_n_pack({pre}_n_reduce(x))")),
+                ("OUT_I(z)", format!("{pre}_ni_pack({pre}_ni_reduce(z))")),
+            ],
+        }
+    }
+
+    /// The part of `module` holding this form's multiplication in `arith` (the packed
+    /// multiplications, or the native form's module).
+    fn part(self, module: Composed) -> Option<Part> {
+        let tag = match (self, module.arith) {
+            (Self::Packed, Arith::Int64) => "_mul_int64",
+            (Self::Packed, _) => "_mul_f64",
+            (Self::Native, _) => "_native_",
+        };
+        module.parts.into_iter().find(|p| p.origin.contains(tag))
+    }
+
+    /// The module over `f` in arithmetic `arith` that holds this form.
+    fn source(self, f: FieldModule, arith: Arith) -> Composed {
+        match self {
+            Self::Packed => arith_check(f, arith),
+            Self::Native => zkgpu_shaders::ntt(f, arith),
+        }
+    }
+
+    /// The int64 multiplication of this form over `f`, its functions renamed (`<pre>_i...`,
+    /// `<pre>_ni_...`) beside the f64 ones.
+    fn int64_part(self, f: FieldModule) -> Option<Part> {
+        let (pre, _) = f.prefix_and_type();
+        let mut text = self.part(self.source(f, Arith::Int64))?.text;
+        match self {
+            Self::Packed => {
+                for name in ["mul_packed", "mul", "square"] {
+                    text = text
+                        .replace(&format!("fn {pre}_{name}("), &format!("fn {pre}_i{name}("))
+                        .replace(&format!(" {pre}_{name}("), &format!(" {pre}_i{name}("));
+                }
+            }
+            Self::Native => text = text.replace(&format!("{pre}_n_"), &format!("{pre}_ni_")),
+        }
+        Some(Part {
+            origin: format!("<int64 {} renamed>", self.name()),
+            text,
+        })
+    }
+
+    /// `arith_check`'s f64 module (its bindings and `ArithParams`, the contract's), this
+    /// form's f64 module where it is another, the int64 multiplication renamed, the kernel;
+    /// None where `f` has no such form (the native form is the NTT fields').
+    fn module(self, f: FieldModule) -> Option<Composed> {
+        if matches!(self, Self::Native) && !zkgpu_shaders::ntt_fields().contains(&f) {
+            return None;
+        }
+        let (pre, _) = f.prefix_and_type();
+        let mut parts = arith_check(f, Arith::F64).parts;
+        if matches!(self, Self::Native) {
+            parts.push(self.part(self.source(f, Arith::F64))?);
+        }
+        parts.push(self.int64_part(f)?);
+        let mut kernel = KERNEL.to_owned();
+        for (from, to) in self.replacements(pre) {
+            kernel = kernel.replace(from, &to);
+        }
+        parts.push(Part {
+            origin: "<mix kernel>".into(),
+            text: kernel,
+        });
+        Some(Composed {
+            name: format!("arith_mix_{}/{}@f64", self.name(), f.id()),
+            parts,
+            arith: Arith::F64,
+        })
     }
 }
 
@@ -221,14 +216,54 @@ fn inputs(n: usize, words: usize, seed: u64) -> Vec<u32> {
     v
 }
 
-/// One variant's median seconds and whether its output equals `want`.
+/// One field's chains on the GPU: operands, output and parameters, shared by every
+/// variant.
+struct Buffers {
+    a: zkgpu_runtime::wgpu::Buffer,
+    b: zkgpu_runtime::wgpu::Buffer,
+    out: zkgpu_runtime::wgpu::Buffer,
+    params: zkgpu_runtime::wgpu::Buffer,
+    bytes: u64,
+    grid: (u32, u32),
+}
+
+impl Buffers {
+    fn new(
+        ctx: &GpuContext,
+        (a, b): (&[u32], &[u32]),
+        words: usize,
+        reps: u32,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let count = (a.len() / words) as u32;
+        let (x, y, row_stride) = grid(count, WG, ctx.limits().max_compute_workgroups_per_dimension);
+        let bytes = (a.len() * 4) as u64;
+        Ok(Self {
+            a: ctx.storage_buffer("mix a", a)?,
+            b: ctx.storage_buffer("mix b", b)?,
+            out: ctx.storage_zeroed("mix out", bytes)?,
+            params: ctx.uniform_buffer(
+                "mix params",
+                &ArithParams {
+                    count,
+                    reps,
+                    row_stride,
+                    ..ArithParams::default()
+                },
+            ),
+            bytes,
+            grid: (x, y),
+        })
+    }
+}
+
+/// One variant's median seconds and its output words.
 async fn variant(
     ctx: &GpuContext,
     m: &Composed,
-    (a, b, want): (&[u32], &[u32], &[u32]),
+    bufs: &Buffers,
     (eighths, pair): (u32, bool),
-    (words, reps, runs): (usize, u32, usize),
-) -> Result<(f64, bool), Box<dyn std::error::Error>> {
+    runs: usize,
+) -> Result<(f64, Vec<u32>), Box<dyn std::error::Error>> {
     let consts = [
         ("INT_EIGHTHS", f64::from(eighths)),
         ("PAIR", if pair { 1.0 } else { 0.0 }),
@@ -238,35 +273,22 @@ async fn variant(
     let p = ctx
         .pipeline(m, entry, Checks::TrustedLoops, &consts)
         .await?;
-    let count = (a.len() / words) as u32;
-    let (x, y, row_stride) = grid(count, WG, ctx.limits().max_compute_workgroups_per_dimension);
-    let (ba, bb) = (ctx.storage_buffer("a", a)?, ctx.storage_buffer("b", b)?);
-    let out = ctx.storage_zeroed("out", (a.len() * 4) as u64)?;
-    let params = ctx.uniform_buffer(
-        "params",
-        &ArithParams {
-            count,
-            reps,
-            row_stride,
-            ..ArithParams::default()
-        },
-    );
     let bg = ctx.bind_group(
         &p,
         &[
-            (chk::CHECK_A, &ba),
-            (chk::CHECK_B, &bb),
-            (chk::CHECK_OUT, &out),
-            (chk::CHECK, &params),
+            (chk::CHECK_A, &bufs.a),
+            (chk::CHECK_B, &bufs.b),
+            (chk::CHECK_OUT, &bufs.out),
+            (chk::CHECK, &bufs.params),
         ],
     );
     let mut times = Vec::new();
-    for i in 0..=runs {
+    for i in 0..=runs.max(1) {
         let t = ctx
             .timed_pass(entry, |pass| {
                 pass.set_pipeline(&p.pipeline);
                 pass.set_bind_group(0, &bg, &[]);
-                pass.dispatch_workgroups(x, y, 1);
+                pass.dispatch_workgroups(bufs.grid.0, bufs.grid.1, 1);
             })
             .await?;
         if i > 0 {
@@ -274,9 +296,21 @@ async fn variant(
         }
     }
     times.sort_by(f64::total_cmp);
-    let got: Vec<u32> = ctx.read_back(&out, (a.len() * 4) as u64).await?;
-    Ok((times[times.len() / 2], got == want))
+    let got = ctx.read_back(&bufs.out, bufs.bytes).await?;
+    Ok((times[times.len() / 2], got))
 }
+
+/// `(int64 eighths, pair)` of each row: f64 alone, int64 alone, mixes by warp, one chain
+/// of each per invocation.
+const VARIANTS: [(u32, bool); 7] = [
+    (0, false),
+    (8, false),
+    (1, false),
+    (2, false),
+    (3, false),
+    (4, false),
+    (0, true),
+];
 
 /// `arith mix`.
 pub fn run(args: &MixArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -292,34 +326,24 @@ pub fn run(args: &MixArgs) -> Result<(), Box<dyn std::error::Error>> {
     };
     let n = 1usize << args.log_n;
     println!(
-        "adapter: {}; {n} chains x {} multiplications",
+        "adapter: {}; {n} chains x {} multiplications (pair: two chains an invocation, both counted)",
         ctx.info().name,
         args.reps
     );
-    println!("field           variant        ms     mul/s   x f64  equal");
+    println!("field           form    variant        ms     mul/s   x f64  equal");
     for f in fields {
         let words = f.packed_words() as usize;
         let (a, b) = (inputs(n, words, 7), inputs(n, words, 11));
         let chain = PackedChain::new(&ctx, f, Arith::Int64)?;
         let want = pollster::block_on(chain.run(&a, &b, args.reps))?;
-        let modules = [("packed", Some(module(f))), ("native", native_module(f))];
-        for (form, m) in modules {
-            let Some(m) = m else { continue };
+        let bufs = Buffers::new(&ctx, (&a, &b), words, args.reps)?;
+        for form in [Form::Packed, Form::Native] {
+            let Some(m) = form.module(f) else { continue };
             let t = std::time::Instant::now();
             let mut base = 0.0;
-            let variants = [
-                (0, false),
-                (8, false),
-                (1, false),
-                (2, false),
-                (3, false),
-                (4, false),
-                (0, true),
-            ];
-            for (eighths, pair) in variants {
-                let sizes = (words, args.reps, args.runs);
-                let (s, ok) =
-                    pollster::block_on(variant(&ctx, &m, (&a, &b, &want), (eighths, pair), sizes))?;
+            for (eighths, pair) in VARIANTS {
+                let (s, got) =
+                    pollster::block_on(variant(&ctx, &m, &bufs, (eighths, pair), args.runs))?;
                 let rate = n as f64 * f64::from(args.reps) * if pair { 2.0 } else { 1.0 } / s;
                 if eighths == 0 && !pair {
                     base = rate;
@@ -330,10 +354,12 @@ pub fn run(args: &MixArgs) -> Result<(), Box<dyn std::error::Error>> {
                     format!("int {eighths}/8")
                 };
                 println!(
-                    "{:<15} {form:<7} {name:<10} {:>8.3} {rate:>9.3e} {:>7.2}  {ok}",
+                    "{:<15} {:<7} {name:<10} {:>8.3} {rate:>9.3e} {:>7.2}  {}",
                     f.id(),
+                    form.name(),
                     s * 1e3,
-                    rate / base
+                    rate / base,
+                    got == want
                 );
             }
             println!("  ({:.1} s with pipelines)", t.elapsed().as_secs_f64());
