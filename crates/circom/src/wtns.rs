@@ -20,19 +20,40 @@ pub fn read_wtns<F: PrimeField>(bytes: &[u8]) -> Result<Vec<F>, CircomError> {
     let count = h.usize()?;
     let n8 = crate::curve::n8::<F>();
     let data = file.section(2)?.rest_exactly(count, n8)?;
-    let one = |(i, v): (usize, &[u8])| {
-        canonical::<F>(v).ok_or_else(|| {
-            CircomError::format(FILE, format!("value {i} is past the field's modulus"))
-        })
-    };
-    // In parallel: a 2^20-constraint circuit's witness is a million values.
+    values_of::<F>(data, n8)
+}
+
+/// The values of section 2's `data` (`n8` bytes each, canonical, little-endian), the first
+/// one past the modulus an error.
+fn values_of<F: PrimeField>(data: &[u8], n8: usize) -> Result<Vec<F>, CircomError> {
+    let past =
+        |i: usize| CircomError::format(FILE, format!("value {i} is past the field's modulus"));
+    // In parallel, each value written in place by the thread that converts it (an indexed
+    // collect: collecting fallible items instead would gather pieces and copy them once
+    // more, a million values at 2^20 constraints); a value past the modulus is then looked
+    // for from the start, so that the error names the first one.
     #[cfg(not(target_arch = "wasm32"))]
     {
         use rayon::prelude::*;
-        data.par_chunks_exact(n8).enumerate().map(one).collect()
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let bad = AtomicBool::new(false);
+        let out: Vec<F> = data
+            .par_chunks_exact(n8)
+            .map(|v| {
+                canonical::<F>(v).unwrap_or_else(|| {
+                    bad.store(true, Ordering::Relaxed);
+                    F::zero()
+                })
+            })
+            .collect();
+        if !bad.into_inner() {
+            return Ok(out);
+        }
     }
-    #[cfg(target_arch = "wasm32")]
-    data.chunks_exact(n8).enumerate().map(one).collect()
+    data.chunks_exact(n8)
+        .enumerate()
+        .map(|(i, v)| canonical::<F>(v).ok_or_else(|| past(i)))
+        .collect()
 }
 
 /// The `.wtns` bytes of `values` (the file snarkjs writes for them).

@@ -373,6 +373,27 @@ fn damaged_or_foreign_witnesses_are_refused() {
     }
 }
 
+/// A large witness (read in parallel) with values past the modulus: the error names the
+/// first of them; p - 1 and zero read back; p itself is refused.
+#[test]
+fn witness_values_past_the_modulus_are_named_in_order() {
+    use ark_ff::{BigInteger, PrimeField};
+    let mut rng = StdRng::seed_from_u64(52);
+    let mut values: Vec<Fr> = (0..50_000).map(|_| Fr::rand(&mut rng)).collect();
+    values[1] = -Fr::one();
+    values[2] = Fr::from(0u64);
+    let good = write_wtns(&values);
+    assert_eq!(read_wtns::<Fr>(&good).expect("read"), values);
+    let at = |i: usize| good.len() - 32 * (values.len() - i);
+    let p = Fr::MODULUS.to_bytes_le();
+    let one_bad = patched(&good, at(40_000), &p);
+    let e = read_wtns::<Fr>(&one_bad).expect_err("p");
+    assert!(e.to_string().contains("value 40000 "), "{e}");
+    let two_bad = patched(&one_bad, at(7), &[0xff; 32]);
+    let e = read_wtns::<Fr>(&two_bad).expect_err("two");
+    assert!(e.to_string().contains("value 7 "), "{e}");
+}
+
 #[test]
 fn malformed_json_is_refused() {
     let vk = text("merkle_vkey.json");
