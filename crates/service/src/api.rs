@@ -29,6 +29,7 @@ use http_body_util::BodyExt;
 use serde::Deserialize;
 
 use crate::auth::Tokens;
+use crate::bodies::Bodies;
 use crate::db::{Db, JobState};
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::events::Events;
@@ -68,6 +69,8 @@ pub(crate) struct AppState {
     pub events: Events,
     pub metrics: Arc<Metrics>,
     pub limits: Limits,
+    /// Buffers for witness bodies, kept between submissions.
+    pub bodies: Arc<Bodies>,
     /// How long ended jobs are kept.
     pub keep: Duration,
 }
@@ -333,9 +336,11 @@ async fn submit(
     // meanwhile. The body is read whole either way, so that a refusal reaches the client.
     let declared = content_length(&headers).unwrap_or(0);
     let incoming = (!json).then(|| s.witnesses.incoming(&id)).transpose()?;
+    let room = declared.min(s.limits.witness_bytes);
+    let buffer = s.bodies.take(room);
     let (key, witness) = tokio::join!(
         s.db.key(&key_id),
-        receive(body, declared, s.limits.witness_bytes, incoming.as_ref())
+        receive(body, buffer, s.limits.witness_bytes, incoming.as_ref())
     );
     let witness = witness?;
     let key = key?.ok_or_else(|| unknown_key(&key_id))?;
@@ -353,11 +358,15 @@ async fn submit(
         curve,
         signals: key.signals as usize,
     };
-    let (store, job) = (s.witnesses.clone(), id.clone());
+    let (store, job, bodies) = (s.witnesses.clone(), id.clone(), s.bodies.clone());
     // Checked, and the job's witness file complete, before the job is queued.
-    blocking(move || match incoming {
-        Some(incoming) => incoming.finish_checked(&witness, circuit),
-        None => crate::witness::store_json(&store, &job, &witness, circuit),
+    blocking(move || {
+        let checked = match incoming {
+            Some(incoming) => incoming.finish_checked(&witness, circuit),
+            None => crate::witness::store_json(&store, &job, &witness, circuit),
+        };
+        bodies.give(witness);
+        checked
     })
     .await?;
     let checked_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -372,16 +381,16 @@ async fn submit(
     Ok((StatusCode::ACCEPTED, Json(job)).into_response())
 }
 
-/// The whole of `body`, refused once past `limit` bytes; each piece also goes to `sink`
-/// as it arrives. Room for the `declared` length is taken at once (a growing buffer would
-/// copy a large witness several times).
+/// The whole of `body` in `whole` (an empty buffer with room for the declared length: a
+/// growing one would copy a large witness several times, and a kept one has its pages
+/// resident, `crate::bodies`), refused once past `limit` bytes; each piece also goes to
+/// `sink` as it arrives.
 async fn receive(
     mut body: Body,
-    declared: usize,
+    mut whole: Vec<u8>,
     limit: usize,
     sink: Option<&Incoming>,
 ) -> Result<Vec<u8>> {
-    let mut whole = Vec::with_capacity(declared.min(limit));
     while let Some(piece) = next_piece(&mut body, whole.len(), limit).await? {
         whole.extend_from_slice(&piece);
         if let Some(sink) = sink {

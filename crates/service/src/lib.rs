@@ -15,6 +15,7 @@
 
 mod api;
 mod auth;
+mod bodies;
 mod client;
 mod curves;
 mod db;

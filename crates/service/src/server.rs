@@ -77,6 +77,7 @@ pub async fn start(cfg: ServeConfig, devices: Option<&DeviceSet>) -> Result<Runn
         events: events.clone(),
         metrics: metrics.clone(),
         limits: cfg.limits,
+        bodies: Default::default(),
         keep: cfg.worker.keep,
     };
     let (stop, stopped) = oneshot::channel::<()>();
