@@ -396,8 +396,13 @@ pub fn ntt(f: FieldModule, arith: Arith) -> Composed {
 /// native form's `const_assert` checks).
 const NTT_TILE: usize = 256;
 
+/// Words of one plane of the tile: a word of padding after every 32 elements, so that the
+/// scatter's bit-reversed reads (elements 2^(k-5) apart across a warp) fall in 32 banks,
+/// as few as 4 (docs/ntt.md, "The passes").
+const NTT_PLANE: usize = NTT_TILE + NTT_TILE / 32;
+
 /// A 64-bit arithmetic's element form for the NTT: `Nt` as its native limbs, `nt_*` bound to
-/// the generated `<prefix>_n_*`, the tile one plane of 256 words per word of the form.
+/// the generated `<prefix>_n_*`, the tile one plane of 264 words per word of the form.
 fn native_form(f: FieldModule, layout: &zkgpu_limbs::WideLayout) -> Part {
     let arith = layout.arith;
     let (pre, _) = f.prefix_and_type();
@@ -418,18 +423,20 @@ fn native_form(f: FieldModule, layout: &zkgpu_limbs::WideLayout) -> Part {
         ));
     }
     // The kernel's tile of NTT_TILE elements: checked against it, so that the two cannot part.
+    // Planes padded like the portable tile's (shaders/kernels/ntt_tile.wgsl): element e at
+    // e + e / 32.
     s.push_str(&format!(
         "const_assert NTT_TILE == {NTT_TILE}u;\nvar<workgroup> tile: array<u32, {}>;\n",
-        NTT_TILE * words
+        NTT_PLANE * words
     ));
     let planes = |f: &dyn Fn(usize) -> String| (0..words).map(f).collect::<Vec<_>>();
     s.push_str(&format!(
-        "fn tile_get(e: u32) -> Nt {{\n    return Nt({});\n}}\n",
-        planes(&|i| format!("tile[{}u + e]", NTT_TILE * i)).join(", ")
+        "fn tile_get(e: u32) -> Nt {{\n    let a = e + (e >> 5u);\n    return Nt({});\n}}\n",
+        planes(&|i| format!("tile[{}u + a]", NTT_PLANE * i)).join(", ")
     ));
     s.push_str(&format!(
-        "fn tile_set(e: u32, x: Nt) {{\n{}}}\n",
-        planes(&|i| format!("    tile[{}u + e] = x[{i}];\n", NTT_TILE * i)).concat()
+        "fn tile_set(e: u32, x: Nt) {{\n    let a = e + (e >> 5u);\n{}}}\n",
+        planes(&|i| format!("    tile[{}u + a] = x[{i}];\n", NTT_PLANE * i)).concat()
     ));
     Part {
         origin: format!("<ntt native form for {}@{}>", f.id(), arith.name()),

@@ -8,7 +8,7 @@ use crate::params::PassParams;
 use crate::{Direction, ELEMENT_BYTES, NttField, Result, kernel_form};
 
 /// Most bits one pass transforms: a tile of 2^8 elements of 40 bytes (20 limbs in 16-bit
-/// halves) takes 10 KiB of WebGPU's 16 KiB of workgroup memory; 2^9 would not fit.
+/// halves) takes 10.3 KiB of WebGPU's 16 KiB of workgroup memory; 2^9 would not fit.
 pub(crate) const MAX_PASS_BITS: u32 = 8;
 
 /// The largest transform (log2) that gets a table of all its twists by default: 2^22
