@@ -20,19 +20,18 @@ pub(crate) struct Bodies {
 }
 
 impl Bodies {
-    /// An empty buffer with room for `room` bytes: a kept one (one that already has the room
-    /// if any does), else a new one.
+    /// An empty buffer with room for `room` bytes: a kept one that has the room, else a new
+    /// one, in place of the last kept one when none has it (freed rather than grown: growing
+    /// would copy its old bytes), so that the kept buffers follow the bodies' sizes.
     pub(crate) fn take(&self, room: usize) -> Vec<u8> {
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        let at = kept
-            .iter()
-            .position(|b| b.capacity() >= room)
-            .or_else(|| kept.len().checked_sub(1));
-        let mut buffer = at.map(|i| kept.swap_remove(i)).unwrap_or_default();
+        if let Some(i) = kept.iter().position(|b| b.capacity() >= room) {
+            return kept.swap_remove(i);
+        }
+        let freed = kept.pop();
         drop(kept);
-        buffer.clear();
-        buffer.reserve(room);
-        buffer
+        drop(freed);
+        Vec::with_capacity(room)
     }
 
     /// Keeps `buffer` for a later request, unless [`KEPT`] are kept already or it is larger
@@ -72,7 +71,7 @@ mod tests {
         assert_eq!(b.as_ptr(), ptr);
         assert!(b.is_empty() && b.capacity() >= 1000);
         bodies.give(b);
-        // A larger request grows a kept one.
+        // A larger request gets a new buffer in place of the kept one.
         let c = bodies.take(5000);
         assert!(c.is_empty() && c.capacity() >= 5000);
         assert!(bodies.kept().is_empty());
