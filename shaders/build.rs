@@ -20,9 +20,6 @@ mod field;
 #[path = "src/group.rs"]
 #[allow(dead_code)]
 mod group;
-#[path = "src/ntt.rs"]
-#[allow(dead_code)]
-mod ntt;
 #[path = "src/pairing.rs"]
 #[allow(dead_code, unused_macros)]
 mod pairing;

@@ -3,9 +3,8 @@
 // registers and the tile in the element form `Nt` of the arithmetic (`nt_*`: the portable
 // 13-bit limbs, or a 64-bit arithmetic's native limbs; docs/ntt.md).
 //
-// A transform of size N = 2^L runs as P passes of k_1 + ... + k_P = L bits (2^k <= NTT_TILE).
-// Pass p sees the array as s = 2^(k_1 + ... + k_(p-1)) interleaved sub-transforms of size
-// M = N / s.
+// A transform of size N = 2^L runs as P passes of k_1 + ... + k_P = L bits (k <= 8). Pass p
+// sees the array as s = 2^(k_1 + ... + k_(p-1)) interleaved sub-transforms of size M = N / s.
 // With N1 = 2^k and N2 = M / N1, a sub-transform at offset o decomposes as (the "four-step"
 // split)
 //     X[k1 + N1 k2] = sum_n2 w_N2^(n2 k2) * [ w_M^(n2 k1) * sum_n1 x[n1 N2 + n2] w_N1^(n1 k1) ]
@@ -78,11 +77,12 @@ struct NttParams {
 // passes, whose exponents are multiples of 2^tw2_shift (docs/ntt.md, "Twiddles").
 @group(0) @binding(8) var<storage, read> twists: array<vec4<u32>>;
 
-// A workgroup of NTT_WG invocations transforms a tile of NTT_TILE elements in workgroup
-// memory; the two sizes, `tile` and `tile_get`/`tile_set` are composed with the module for
-// its element form `Nt` and tile (shaders/src/ntt.rs: 256 elements and 128 invocations, or
-// larger tiles where the device's workgroup memory holds them).
-const_assert NTT_TILE % (2u * NTT_WG) == 0u;
+const NTT_WG: u32 = 128u;
+const NTT_TILE: u32 = 256u;
+
+// A workgroup of 128 invocations transforms a tile of 256 elements in workgroup memory:
+// `tile_get` and `tile_set` come with the element form `Nt` (portable: shaders/kernels/
+// ntt_tile.wgsl; a 64-bit arithmetic's native form: generated in shaders/src/compose.rs).
 
 // Element e of the batch from `src`'s pages.
 fn load_packed(e: u32) -> Nt {
@@ -174,7 +174,7 @@ fn ntt_pass(
     let col_stride = groups;
 
     // Gather: consecutive threads take consecutive columns (contiguous addresses).
-    for (var r = 0u; r < NTT_TILE / NTT_WG; r++) {
+    for (var r = 0u; r < 2u; r++) {
         let e = t + r * NTT_WG;
         let gl = e % groups_per_wg;
         let i1 = e / groups_per_wg;
@@ -191,39 +191,35 @@ fn ntt_pass(
     workgroupBarrier();
 
     // Radix-2 decimation-in-frequency stages: natural order in, bit-reversed out.
-    // Each invocation takes butterflies u = t + q NTT_WG of the tile's NTT_TILE / 2.
     let half_n1 = n1 >> 1u;
+    let gl = t / half_n1;
+    let b = t % half_n1;
     for (var st = 0u; st < k; st++) {
         let half = half_n1 >> st;
-        for (var q = 0u; q < NTT_TILE / (2u * NTT_WG); q++) {
-            let u = t + q * NTT_WG;
-            let b = u % half_n1;
-            let j = b % half;
-            let i0 = (u / half_n1) * n1 + (b / half) * 2u * half + j;
-            let i1 = i0 + half;
-            let x0 = tile_get(i0);
-            let x1 = tile_get(i1);
-            // Tile values stay in the redundant range [0, 2p) (docs/ntt.md): x0 - x1 + 2p < 4p
-            // times a canonical root is below 2p unreduced. The last stage (half = 1,
-            // uniform) has only j = 0; elsewhere j = 0 multiplies by the stored one, where
-            // the warp would otherwise wait for its other lanes' multiplication.
-            var y: Nt;
-            if (half == 1u) {
-                y = nt_sub_lazy(x0, x1);
-            } else {
-                // w_(2^(k-st))^j = w_(2^roots_log)^(j 2^(roots_log - k + st))
-                y = nt_mul_lazy(nt_sub_wide(x0, x1), table(params.roots + (j << (params.roots_log - k + st))));
-            }
-            // Each butterfly owns i0 and i1 within a stage: no barrier between read and
-            // write.
-            tile_set(i0, nt_add_lazy(x0, x1));
-            tile_set(i1, y);
+        let j = b % half;
+        let i0 = gl * n1 + (b / half) * 2u * half + j;
+        let i1 = i0 + half;
+        let x0 = tile_get(i0);
+        let x1 = tile_get(i1);
+        // Tile values stay in the redundant range [0, 2p) (docs/ntt.md): x0 - x1 + 2p < 4p
+        // times a canonical root is below 2p unreduced. The last stage (half = 1, uniform)
+        // has only j = 0; elsewhere j = 0 multiplies by the stored one, where the warp would
+        // otherwise wait for its other lanes' multiplication.
+        var y: Nt;
+        if (half == 1u) {
+            y = nt_sub_lazy(x0, x1);
+        } else {
+            // w_(2^(k-st))^j = w_(2^roots_log)^(j 2^(roots_log - k + st))
+            y = nt_mul_lazy(nt_sub_wide(x0, x1), table(params.roots + (j << (params.roots_log - k + st))));
         }
+        // Each butterfly owns i0 and i1 within a stage: no barrier between read and write.
+        tile_set(i0, nt_add_lazy(x0, x1));
+        tile_set(i1, y);
         workgroupBarrier();
     }
 
     // Scatter output k1 of column (o, n2) to o + s (n2 N1 + k1).
-    for (var r = 0u; r < NTT_TILE / NTT_WG; r++) {
+    for (var r = 0u; r < 2u; r++) {
         let e = t + r * NTT_WG;
         var gl2: u32;
         var k1: u32;

@@ -18,9 +18,9 @@
 
 use crate::field::FieldModule;
 use crate::group::Group;
-use crate::ntt::{NttTile, ntt_elementwise, ntt_fields, ntt_tiled};
+use crate::pairing::Pairing;
 use zkgpu_limbs::Arith;
-use zkgpu_limbs::wgsl::{lazy_mul_stem, mul_stem};
+use zkgpu_limbs::wgsl::{lazy_mul_stem, mul_stem, native_stem};
 
 /// One piece of WGSL: a file of `shaders/`, or text made here.
 #[derive(Clone, Debug)]
@@ -75,7 +75,7 @@ impl Composed {
 /// # Panics
 /// If there is no such file: every path composed here is read when `build.rs` validates
 /// [`all`], so a missing one fails the build first.
-pub(crate) fn fragment(path: &str) -> Part {
+fn fragment(path: &str) -> Part {
     Part {
         origin: format!("shaders/{path}"),
         text: crate::files::text(path)
@@ -85,7 +85,7 @@ pub(crate) fn fragment(path: &str) -> Part {
 }
 
 /// The name of a module of `kernel` over `what` in `arith`.
-pub(crate) fn module_name(kernel: &str, what: &str, arith: Arith) -> String {
+fn module_name(kernel: &str, what: &str, arith: Arith) -> String {
     match arith {
         Arith::Portable => format!("{kernel}/{what}"),
         _ => format!("{kernel}/{what}@{}", arith.name()),
@@ -309,7 +309,7 @@ pub fn msm_buckets() -> Composed {
 
 /// The lazy module of scalar field `f`, its portable `mul_lazy`, and `fe_<op>` for its
 /// [`LAZY_FUNCTIONS`].
-pub(crate) fn lazy_parts(f: FieldModule) -> Vec<Part> {
+fn lazy_parts(f: FieldModule) -> Vec<Part> {
     let (pre, _) = f.prefix_and_type();
     let mut s = String::new();
     for (op, arity) in LAZY_FUNCTIONS {
@@ -334,7 +334,7 @@ pub(crate) fn lazy_parts(f: FieldModule) -> Vec<Part> {
 
 /// A kernel over the field `f` alone: the field in `arith`, its shim (`Fe`, `FE_WORDS`,
 /// `fe_*`), then `kernel`; named `name/<field>` (`@<arith>` after a wide one).
-pub(crate) fn over_field(f: FieldModule, arith: Arith, name: &str, kernel: Part) -> Composed {
+fn over_field(f: FieldModule, arith: Arith, name: &str, kernel: Part) -> Composed {
     let mut parts = field_parts(f, arith);
     parts.push(field_shim(f));
     parts.push(kernel);
@@ -358,6 +358,106 @@ pub fn msm_scalars(f: FieldModule, arith: Arith) -> Composed {
     let kernel = m.parts.len() - 1;
     m.parts.insert(kernel, fragment("kernels/msm_digits.wgsl"));
     m
+}
+
+/// Radix-2^k NTT passes (`shaders/kernels/ntt.wgsl`) over the scalar field `f` (`Fr` only: the
+/// kernel moves 8-word packed elements) in `arith`.
+///
+/// The kernel is written against the element form `Nt` (docs/ntt.md, "The element form"): in
+/// the portable arithmetic the field's 13-bit limbs and their tile of 16-bit halves (the
+/// field, its shim, the lazy module, then `shaders/kernels/ntt_tile.wgsl`); in a 64-bit one
+/// its native limbs, whose generated file (`<field>_native_<arith>.wgsl`) is all the module
+/// needs besides the kernel: no field module, so naga and the driver read a third of the text.
+pub fn ntt(f: FieldModule, arith: Arith) -> Composed {
+    let kernel = fragment("kernels/ntt.wgsl");
+    let layout = f
+        .known()
+        .and_then(|k| zkgpu_limbs::WideLayout::new(arith, &k.params()));
+    let Some(layout) = layout else {
+        let mut m = over_field(f, arith, "ntt", kernel);
+        let at = m.parts.len() - 1;
+        let mut parts = lazy_parts(f);
+        parts.push(fragment("kernels/ntt_tile.wgsl"));
+        m.parts.splice(at..at, parts);
+        return m;
+    };
+    Composed {
+        name: module_name("ntt", f.id(), arith),
+        parts: vec![
+            fragment(&format!("generated/{}.wgsl", native_stem(f.id(), arith))),
+            native_form(f, &layout),
+            kernel,
+        ],
+        arith,
+    }
+}
+
+/// Elements of the NTT's workgroup tile (`NTT_TILE` in shaders/kernels/ntt.wgsl, which the
+/// native form's `const_assert` checks).
+const NTT_TILE: usize = 256;
+
+/// Words of one plane of the tile: a word of padding after every 32 elements, so that the
+/// scatter's bit-reversed reads (elements 2^(k-5) apart across a warp) fall in 32 banks,
+/// as few as 4 (docs/ntt.md, "The passes").
+const NTT_PLANE: usize = NTT_TILE + NTT_TILE / 32;
+
+/// A 64-bit arithmetic's element form for the NTT: `Nt` as its native limbs, `nt_*` bound to
+/// the generated `<prefix>_n_*`, the tile one plane of 264 words per word of the form.
+fn native_form(f: FieldModule, layout: &zkgpu_limbs::WideLayout) -> Part {
+    let arith = layout.arith;
+    let (pre, _) = f.prefix_and_type();
+    let words = zkgpu_limbs::native_words(layout);
+    let mut s = format!(
+        "alias Nt = array<u32, {words}>;\n\
+         fn nt_unpack(w: array<u32, 8>) -> Nt {{\n    return {pre}_n_unpack(w);\n}}\n\
+         fn nt_pack(x: Nt) -> array<u32, 8> {{\n    return {pre}_n_pack(x);\n}}\n"
+    );
+    for (op, arity) in LAZY_FUNCTIONS {
+        let (params, args) = if *arity == 1 {
+            ("a: Nt", "a")
+        } else {
+            ("a: Nt, b: Nt", "a, b")
+        };
+        s.push_str(&format!(
+            "fn nt_{op}({params}) -> Nt {{\n    return {pre}_n_{op}({args});\n}}\n"
+        ));
+    }
+    // The kernel's tile of NTT_TILE elements: checked against it, so that the two cannot part.
+    // Planes padded like the portable tile's (shaders/kernels/ntt_tile.wgsl): element e at
+    // e + e / 32.
+    s.push_str(&format!(
+        "const_assert NTT_TILE == {NTT_TILE}u;\nvar<workgroup> tile: array<u32, {}>;\n",
+        NTT_PLANE * words
+    ));
+    let planes = |f: &dyn Fn(usize) -> String| (0..words).map(f).collect::<Vec<_>>();
+    s.push_str(&format!(
+        "fn tile_get(e: u32) -> Nt {{\n    let a = e + (e >> 5u);\n    return Nt({});\n}}\n",
+        planes(&|i| format!("tile[{}u + a]", NTT_PLANE * i)).join(", ")
+    ));
+    s.push_str(&format!(
+        "fn tile_set(e: u32, x: Nt) {{\n    let a = e + (e >> 5u);\n{}}}\n",
+        planes(&|i| format!("    tile[{}u + a] = x[{i}];\n", NTT_PLANE * i)).concat()
+    ));
+    Part {
+        origin: format!("<ntt native form for {}@{}>", f.id(), arith.name()),
+        text: s,
+    }
+}
+
+/// Elementwise kernels of the witness map (`shaders/kernels/ntt_elementwise.wgsl`) over `f`
+/// in `arith`.
+pub fn ntt_elementwise(f: FieldModule, arith: Arith) -> Composed {
+    over_field(
+        f,
+        arith,
+        "ntt_elementwise",
+        fragment("kernels/ntt_elementwise.wgsl"),
+    )
+}
+
+/// The scalar fields the NTT supports: the pairings' ([`Pairing::scalar_field`]).
+pub fn ntt_fields() -> Vec<FieldModule> {
+    Pairing::ALL.iter().map(|p| p.scalar_field()).collect()
 }
 
 /// The known-answer check and rate probe of arithmetic `arith` over the prime field `f`
@@ -394,9 +494,7 @@ pub fn all() -> Vec<Composed> {
         );
         v.extend(Group::ALL.iter().map(|&c| msm_accumulate(c, arith)));
         v.extend(Group::ALL.iter().map(|&c| msm_accumulate_split(c, arith)));
-        for tile in NttTile::ALL {
-            v.extend(ntt_fields().into_iter().map(|f| ntt_tiled(f, arith, tile)));
-        }
+        v.extend(ntt_fields().into_iter().map(|f| ntt(f, arith)));
         v.extend(ntt_fields().into_iter().map(|f| ntt_elementwise(f, arith)));
         v.extend(
             FieldModule::ALL

@@ -27,14 +27,9 @@ pub struct NttArgs {
     /// Timed GPU runs after a warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
-    /// Largest pass in bits (1..=10, within the tile); repeat to compare [default: the
-    /// engine's].
+    /// Largest pass in bits (1..=8); repeat to compare [default: the engine's].
     #[arg(long)]
     max_pass_bits: Vec<u32>,
-    /// The workgroup tile, log2 of its elements (8, 9 or 10; beyond 8 natively only); repeat
-    /// to compare [default: the engine's].
-    #[arg(long)]
-    tile_log: Vec<u32>,
     /// Most elements per storage binding, log2 (data is paged across up to three bindings)
     /// [default: what the device's binding limit allows].
     #[arg(long)]
@@ -85,40 +80,25 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// One engine per combination of `--tile-log`, `--max-pass-bits` and `--max-twist-log` (the
-/// defaults where none is given), each with its label; a tile the device cannot run is an
-/// error.
-fn engines_of<F: NttField>(
-    ctx: &GpuContext,
-    args: &NttArgs,
-) -> Result<Vec<(String, GpuNtt<F>)>, zkgpu_ntt::NttError> {
+/// One engine per pair of `--max-pass-bits` and `--max-twist-log` (the defaults where none is
+/// given), each with its label.
+fn engines_of<F: NttField>(ctx: &GpuContext, args: &NttArgs) -> Vec<(String, GpuNtt<F>)> {
     let or_default = |v: &[u32], d: u32| if v.is_empty() { vec![d] } else { v.to_vec() };
     let bits = or_default(&args.max_pass_bits, zkgpu_ntt::DEFAULT_MAX_PASS_BITS);
     let twists = or_default(&args.max_twist_log, zkgpu_ntt::DEFAULT_MAX_TWIST_LOG);
-    let tiles: Vec<Option<u32>> = if args.tile_log.is_empty() {
-        vec![None]
-    } else {
-        args.tile_log.iter().copied().map(Some).collect()
-    };
-    let mut out = Vec::new();
-    for tile in tiles {
-        for &b in &bits {
-            for &t in &twists {
-                let mut e = GpuNtt::<F>::new(ctx)
-                    .with_max_pass_bits(b)
-                    .with_max_twist_log(t);
-                if let Some(log) = tile {
-                    e = e.with_tile_log(log)?;
-                }
-                if let Some(p) = args.max_page_log {
-                    e = e.with_max_page_log(p);
-                }
-                let label = format!("{b}, tile 2^{}, twist table to 2^{t}", e.tile().log);
-                out.push((label, e));
-            }
-        }
-    }
-    Ok(out)
+    bits.iter()
+        .flat_map(|&b| twists.iter().map(move |&t| (b, t)))
+        .map(|(b, t)| {
+            let e = GpuNtt::<F>::new(ctx)
+                .with_max_pass_bits(b)
+                .with_max_twist_log(t);
+            let e = match args.max_page_log {
+                Some(p) => e.with_max_page_log(p),
+                None => e,
+            };
+            (format!("{b}, twist table to 2^{t}"), e)
+        })
+        .collect()
 }
 
 /// `n` random elements, generated in parallel from `seed`.
@@ -287,7 +267,7 @@ fn run_field<F: NttField>(args: &NttArgs, name: &str) -> Result<(), Box<dyn std:
         ctx.info().backend,
         rayon::current_num_threads()
     );
-    let engines = engines_of::<F>(&ctx, args)?;
+    let engines = engines_of::<F>(&ctx, args);
     let ntt = &engines[0].1;
     println!("data pages: up to 2^{} elements each", ntt.page_log());
     let t = Instant::now();

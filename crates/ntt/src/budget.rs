@@ -3,7 +3,7 @@
 //! every size under WebGPU's default limits (and the prover's walk adds the MSMs').
 
 use crate::data::page_elements;
-use crate::plan::plan_bytes;
+use crate::plan::{MAX_PASS_BITS, plan_bytes};
 use crate::{DEFAULT_MAX_TWIST_LOG, Direction, ELEMENT_BYTES, Result};
 
 /// log2 of the elements per page: the largest power of two whose bytes fit a binding of
@@ -35,8 +35,7 @@ pub fn buffer_plan(log_n: u32, batch: usize, max_binding: u64) -> Result<Vec<(St
             log_n,
             dir,
             coset,
-            // Under WebGPU's limits the engine's tile is the small one.
-            zkgpu_shaders::NttTile::SMALL.log,
+            MAX_PASS_BITS,
             DEFAULT_MAX_TWIST_LOG,
             max_binding,
         );

@@ -17,8 +17,8 @@ use web_time::Instant;
 use zkgpu_runtime::BlockOn;
 use zkgpu_runtime::wgpu;
 use zkgpu_runtime::{Checks, GpuContext, PipelineRequest, dispatch, grid};
+use zkgpu_shaders::Composed;
 use zkgpu_shaders::contract::{ntt, ntt_elementwise as ew};
-use zkgpu_shaders::{Composed, NttTile};
 
 /// [`GpuNtt::kernels`]' butterfly passes.
 const PASS: usize = 0;
@@ -68,16 +68,9 @@ pub enum Elementwise<F> {
 /// `with_arith` set single fields).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NttConfig {
-    /// Bits one pass transforms at most, 1..=10 (default [`DEFAULT_MAX_PASS_BITS`]), and never
-    /// more than the tile holds: smaller passes give each workgroup longer contiguous runs at
-    /// the cost of more passes.
+    /// Bits one pass transforms at most, 1..=8 (default [`DEFAULT_MAX_PASS_BITS`]): smaller
+    /// passes give each workgroup longer contiguous runs at the cost of more passes.
     pub max_pass_bits: u32,
-    /// log2 of the workgroup tile's elements, 8..=10 ([`NttTile`]; default: automatic,
-    /// [`GpuNtt::tile`]). Tiles beyond 256 elements need more workgroup memory than WebGPU's
-    /// default 16 KiB; one the device cannot hold is an [`NttError::Tile`].
-    ///
-    /// [`NttTile`]: zkgpu_shaders::NttTile
-    pub tile_log: Option<u32>,
     /// Largest transform (log2) given a table of all its twists (default
     /// [`crate::DEFAULT_MAX_TWIST_LOG`]; 0: none, every twist from two small tables).
     pub max_twist_log: u32,
@@ -95,7 +88,6 @@ impl Default for NttConfig {
             max_twist_log: plan::DEFAULT_MAX_TWIST_LOG,
             max_page_log: None,
             arith: None,
-            tile_log: None,
         }
     }
 }
@@ -117,8 +109,6 @@ pub struct Prepared {
 pub struct GpuNtt<F: NttField> {
     pub(crate) ctx: GpuContext,
     pub(crate) pass_module: Composed,
-    /// The pass module's tile.
-    pub(crate) tile: NttTile,
     pub(crate) ew_module: Composed,
     pub(crate) plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
     pub(crate) config: NttConfig,
@@ -139,11 +129,9 @@ impl<F: NttField> GpuNtt<F> {
                 mapped_at_creation: false,
             })
         };
-        let tile = NttTile::SMALL;
         Self {
             ctx: ctx.clone(),
-            pass_module: zkgpu_shaders::ntt_tiled(F::MODULE, ctx.arith(), tile),
-            tile,
+            pass_module: zkgpu_shaders::ntt(F::MODULE, ctx.arith()),
             ew_module: zkgpu_shaders::ntt_elementwise(F::MODULE, ctx.arith()),
             plans: Mutex::new(HashMap::new()),
             config: NttConfig::default(),
@@ -159,12 +147,7 @@ impl<F: NttField> GpuNtt<F> {
     /// [`GpuError::Arith`]: zkgpu_runtime::GpuError::Arith
     pub fn with_arith(mut self, arith: zkgpu_runtime::Arith) -> zkgpu_runtime::Result<Self> {
         self.ctx.check_arith(arith)?;
-        // The tile stays where the device holds it in the new arithmetic's form, else the
-        // small one (which every device holds).
-        if self.check_tile(self.tile, arith).is_err() {
-            self.tile = NttTile::SMALL;
-        }
-        self.pass_module = zkgpu_shaders::ntt_tiled(F::MODULE, arith, self.tile);
+        self.pass_module = zkgpu_shaders::ntt(F::MODULE, arith);
         self.ew_module = zkgpu_shaders::ntt_elementwise(F::MODULE, arith);
         Ok(self)
     }
@@ -177,9 +160,6 @@ impl<F: NttField> GpuNtt<F> {
         let mut e = Self::new(ctx);
         if let Some(arith) = config.arith {
             e = e.with_arith(arith)?;
-        }
-        if let Some(log) = config.tile_log {
-            e = e.with_tile_log(log)?;
         }
         e.config = NttConfig {
             max_pass_bits: config.max_pass_bits.clamp(1, plan::MAX_PASS_BITS),
@@ -212,8 +192,7 @@ impl<F: NttField> GpuNtt<F> {
         self.config.max_page_log.map_or(fit, |m| m.min(fit))
     }
 
-    /// Limits each pass to `bits` (1..=10, within the tile) bits of the transform: smaller
-    /// passes give each
+    /// Limits each pass to `bits` (1..=8) bits of the transform: smaller passes give each
     /// workgroup more consecutive columns (longer contiguous memory runs) at the cost of more
     /// passes and twist multiplications.
     pub fn with_max_pass_bits(mut self, bits: u32) -> Self {
@@ -334,7 +313,12 @@ impl<F: NttField> GpuNtt<F> {
                 reason: "the kernels index elements with u32".into(),
             });
         }
-        let key = PlanKey::new(domain, dir, self.pass_bits(), self.config.max_twist_log);
+        let key = PlanKey::new(
+            domain,
+            dir,
+            self.config.max_pass_bits,
+            self.config.max_twist_log,
+        );
         if let Some(p) = self
             .plans
             .lock()
@@ -347,7 +331,7 @@ impl<F: NttField> GpuNtt<F> {
             &self.ctx,
             domain,
             dir,
-            self.pass_bits(),
+            self.config.max_pass_bits,
             self.config.max_twist_log,
         )?;
         if let Some(source) = twists {
@@ -412,7 +396,7 @@ impl<F: NttField> GpuNtt<F> {
         }
         let plan = self.plan(domain, dir).await?;
         let pipeline = self.kernel(PASS).await?;
-        let per_transform = (n as u64).div_ceil(u64::from(self.tile.elements())) as u32;
+        let per_transform = (n as u64).div_ceil(TILE) as u32;
         let total = u32::try_from(u64::from(per_transform) * batch as u64).map_err(|_| {
             NttError::Shape(format!(
                 "{batch} transforms of size {n} need too many workgroups"

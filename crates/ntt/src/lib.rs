@@ -38,7 +38,6 @@ mod engine;
 mod host;
 mod params;
 mod plan;
-mod tile;
 mod twists;
 
 use ark_ff::{FftField, PrimeField};
@@ -75,15 +74,6 @@ pub enum NttError {
     /// A device vector does not hold what the operation needs.
     #[error("{0}")]
     Shape(String),
-    /// A workgroup tile ([`NttConfig::tile_log`]) the kernels are not composed with, or the
-    /// device cannot run.
-    #[error("no NTT tile of 2^{log} elements: {reason}")]
-    Tile {
-        /// log2 of the tile's elements.
-        log: u32,
-        /// Why.
-        reason: String,
-    },
     /// The GPU failed, or the data does not fit on it.
     #[error(transparent)]
     Gpu(#[from] GpuError),
@@ -125,9 +115,8 @@ pub enum Direction {
     Inverse,
 }
 
-/// The default largest pass (bits): as many as the tile holds ([`GpuNtt::tile`]; with the
-/// 256-element tile, 8 bits, chosen by measurement, see docs/log/2026-11.md).
-pub const DEFAULT_MAX_PASS_BITS: u32 = 10;
+/// The default largest pass (bits): chosen by measurement, see docs/log/2026-11.md.
+pub const DEFAULT_MAX_PASS_BITS: u32 = 8;
 
 pub use plan::DEFAULT_MAX_TWIST_LOG;
 

@@ -7,5 +7,4 @@ mod contexts_gpu;
 mod domain_gpu;
 mod fuzz_ntt_gpu;
 mod ntt_gpu;
-mod tiles_gpu;
 mod webgpu_limits;
