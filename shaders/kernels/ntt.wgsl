@@ -81,8 +81,9 @@ const NTT_WG: u32 = 128u;
 const NTT_TILE: u32 = 256u;
 
 // A workgroup of 128 invocations transforms a tile of 256 elements in workgroup memory:
-// `tile_get` and `tile_set` come with the element form `Nt` (portable: shaders/kernels/
-// ntt_tile.wgsl; a 64-bit arithmetic's native form: generated in shaders/src/compose.rs).
+// the tile, `tile_get` and `tile_set` are generated for the element form `Nt` (portable:
+// shaders/kernels/ntt_tile.wgsl; a 64-bit arithmetic's native form) in
+// shaders/src/compose.rs (`ntt_tile`).
 
 // Element e of the batch from `src`'s pages.
 fn load_packed(e: u32) -> Nt {

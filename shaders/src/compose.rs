@@ -378,14 +378,17 @@ pub fn ntt(f: FieldModule, arith: Arith) -> Composed {
         let at = m.parts.len() - 1;
         let mut parts = lazy_parts(f);
         parts.push(fragment("kernels/ntt_tile.wgsl"));
+        parts.push(ntt_tile(f, arith, f.words() as usize / 2, true));
         m.parts.splice(at..at, parts);
         return m;
     };
+    let words = zkgpu_limbs::native_words(&layout);
     Composed {
         name: module_name("ntt", f.id(), arith),
         parts: vec![
             fragment(&format!("generated/{}.wgsl", native_stem(f.id(), arith))),
             native_form(f, &layout),
+            ntt_tile(f, arith, words, false),
             kernel,
         ],
         arith,
@@ -393,18 +396,17 @@ pub fn ntt(f: FieldModule, arith: Arith) -> Composed {
 }
 
 /// Elements of the NTT's workgroup tile (`NTT_TILE` in shaders/kernels/ntt.wgsl, which the
-/// native form's `const_assert` checks).
+/// tile's `const_assert` checks).
 const NTT_TILE: usize = 256;
 
 /// Words of one plane of the tile: a word of padding after every 32 elements, so that the
-/// scatter's bit-reversed reads (elements 2^(k-5) apart across a warp) fall in 32 banks,
-/// as few as 4 (docs/ntt.md, "The passes").
+/// scatter's bit-reversed reads (elements 2^(k-5) apart across a warp) fall in 32 banks, not
+/// in as few as 4 (docs/ntt.md, "The passes").
 const NTT_PLANE: usize = NTT_TILE + NTT_TILE / 32;
 
 /// A 64-bit arithmetic's element form for the NTT: `Nt` as its native limbs, `nt_*` bound to
-/// the generated `<prefix>_n_*`, the tile one plane of 264 words per word of the form.
+/// the generated `<prefix>_n_*` (the portable form's is shaders/kernels/ntt_tile.wgsl).
 fn native_form(f: FieldModule, layout: &zkgpu_limbs::WideLayout) -> Part {
-    let arith = layout.arith;
     let (pre, _) = f.prefix_and_type();
     let words = zkgpu_limbs::native_words(layout);
     let mut s = format!(
@@ -422,25 +424,52 @@ fn native_form(f: FieldModule, layout: &zkgpu_limbs::WideLayout) -> Part {
             "fn nt_{op}({params}) -> Nt {{\n    return {pre}_n_{op}({args});\n}}\n"
         ));
     }
-    // The kernel's tile of NTT_TILE elements: checked against it, so that the two cannot part.
-    // Planes padded like the portable tile's (shaders/kernels/ntt_tile.wgsl): element e at
-    // e + e / 32.
-    s.push_str(&format!(
-        "const_assert NTT_TILE == {NTT_TILE}u;\nvar<workgroup> tile: array<u32, {}>;\n",
-        NTT_PLANE * words
-    ));
-    let planes = |f: &dyn Fn(usize) -> String| (0..words).map(f).collect::<Vec<_>>();
-    s.push_str(&format!(
-        "fn tile_get(e: u32) -> Nt {{\n    let a = e + (e >> 5u);\n    return Nt({});\n}}\n",
-        planes(&|i| format!("tile[{}u + a]", NTT_PLANE * i)).join(", ")
-    ));
-    s.push_str(&format!(
-        "fn tile_set(e: u32, x: Nt) {{\n    let a = e + (e >> 5u);\n{}}}\n",
-        planes(&|i| format!("    tile[{}u + a] = x[{i}];\n", NTT_PLANE * i)).concat()
-    ));
     Part {
-        origin: format!("<ntt native form for {}@{}>", f.id(), arith.name()),
+        origin: format!("<ntt native form for {}@{}>", f.id(), layout.arith.name()),
         text: s,
+    }
+}
+
+/// The NTT's workgroup tile of [`NTT_TILE`] elements (checked against the kernel's, so that
+/// the two cannot part) and `tile_get` / `tile_set`: one plane of [`NTT_PLANE`] words per
+/// word of the element, element `e` at `e + e / 32` of each. `halves`: the portable form,
+/// whose 13-bit limbs are kept two to a word as 16-bit halves (a limb is one mask or shift
+/// away; the 8-word packed form cost a repacking per access, which made the butterflies twice
+/// as slow on the H100, docs/log/2026-11.md); else the native form's own words.
+fn ntt_tile(f: FieldModule, arith: Arith, words: usize, halves: bool) -> Part {
+    let ty = if halves { "Fe" } else { "Nt" };
+    let word = |i: usize| format!("tile[{}u + a]", NTT_PLANE * i);
+    // Each word read once (a half is a mask or a shift of it).
+    let reads: String = (0..words)
+        .map(|i| format!("    let w{i} = {};\n", word(i)))
+        .collect();
+    let get: Vec<String> = (0..words)
+        .map(|i| match halves {
+            true => format!("w{i} & 8191u, w{i} >> 16u"),
+            false => format!("w{i}"),
+        })
+        .collect();
+    let set: String = (0..words)
+        .map(|i| match halves {
+            true => format!(
+                "    {} = x[{}] | (x[{}] << 16u);\n",
+                word(i),
+                2 * i,
+                2 * i + 1
+            ),
+            false => format!("    {} = x[{i}];\n", word(i)),
+        })
+        .collect();
+    Part {
+        origin: format!("<ntt tile for {}@{}>", f.id(), arith.name()),
+        text: format!(
+            "const_assert NTT_TILE == {NTT_TILE}u;\n\
+             var<workgroup> tile: array<u32, {}>;\n\
+             fn tile_get(e: u32) -> {ty} {{\n    let a = e + (e >> 5u);\n{reads}    return {ty}({});\n}}\n\
+             fn tile_set(e: u32, x: {ty}) {{\n    let a = e + (e >> 5u);\n{set}}}\n",
+            NTT_PLANE * words,
+            get.join(", ")
+        ),
     }
 }
 
