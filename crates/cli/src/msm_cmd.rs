@@ -385,8 +385,8 @@ where
     for t in ctx.pipeline_timings() {
         if t.module.starts_with("msm") {
             println!(
-                "pipeline {}::{} created in {:.3} s",
-                t.module, t.entry, t.seconds
+                "pipeline {}::{} created in {:.3} s (its module's WGSL front end {:.3} s)",
+                t.module, t.entry, t.seconds, t.module_seconds
             );
         }
     }

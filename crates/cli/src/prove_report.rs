@@ -272,11 +272,13 @@ impl Report {
             }
         }
         let built: f64 = pipes.iter().map(|p| p.seconds).sum();
+        let front: f64 = pipes.iter().map(|p| p.module_seconds).sum();
         println!();
         println!(
-            "pipelines: {} built in {} (summed; persistent pipeline cache: {}; {})",
+            "pipelines: {} built in {} (summed, the modules' WGSL front end {}; persistent pipeline cache: {}; {})",
             pipes.len(),
             secs(built),
+            secs(front),
             if pipeline_cache { "on" } else { "none" },
             pipes
                 .iter()

@@ -2,7 +2,7 @@
 //! the pipeline cache, buffers and readback.
 
 use crate::error::{GpuError, Result};
-use crate::pipelines::{Checks, Pipeline, PipelineKey, PipelineTiming};
+use crate::pipelines::{Modules, Pipeline, PipelineKey, PipelineTiming};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use web_time::Instant;
@@ -200,7 +200,7 @@ pub struct ContextState {
     pub(crate) info: wgpu::AdapterInfo,
     pub(crate) limits: wgpu::Limits,
     pub(crate) features: wgpu::Features,
-    pub(crate) modules: Mutex<HashMap<(String, Checks), wgpu::ShaderModule>>,
+    pub(crate) modules: Mutex<Modules>,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     pub(crate) timings: Mutex<Vec<PipelineTiming>>,
     pub(crate) device_error: Arc<Mutex<Option<String>>>,

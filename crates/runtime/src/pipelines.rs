@@ -3,7 +3,8 @@
 
 use crate::GpuContext;
 use crate::error::{GpuError, Result};
-use std::sync::{Arc, PoisonError};
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, PoisonError};
 use web_time::Instant;
 use zkgpu_shaders::Composed;
 
@@ -30,6 +31,11 @@ pub struct PipelineTiming {
     pub checks: Checks,
     /// Seconds spent in shader-module and pipeline creation (driver compile included).
     pub seconds: f64,
+    /// Seconds of them spent making the shader module (wgpu's WGSL front end: naga parses
+    /// and validates the text), zero where the module was made already for another entry
+    /// point, and where another thread was making it (this one waited for it: counted in
+    /// `seconds` only).
+    pub module_seconds: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -75,6 +81,10 @@ pub struct Pipeline {
     /// Layout of `@group(0)`.
     pub layout: wgpu::BindGroupLayout,
 }
+
+/// Shader modules of a context by name and checks, each made once under its own cell
+/// ([`GpuContext::shader_module`]).
+pub(crate) type Modules = HashMap<(String, Checks), Arc<OnceLock<wgpu::ShaderModule>>>;
 
 /// A shader module with loop bounding off and bounds checks on.
 #[allow(unsafe_code)]
@@ -137,7 +147,7 @@ impl GpuContext {
         }
         let start = Instant::now();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let shader = self.shader_module(module, checks);
+        let (shader, module_seconds) = self.shader_module(module, checks);
         let pipeline = self
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -159,7 +169,14 @@ impl GpuContext {
             });
         }
         let seconds = start.elapsed().as_secs_f64();
-        tracing::debug!(module = %module.name, entry, ?checks, seconds, "created pipeline");
+        tracing::debug!(
+            module = %module.name,
+            entry,
+            ?checks,
+            seconds,
+            module_seconds,
+            "created pipeline"
+        );
         self.timings
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -168,6 +185,7 @@ impl GpuContext {
                 entry: entry.to_owned(),
                 checks,
                 seconds,
+                module_seconds,
             });
         let p = Arc::new(Pipeline {
             layout: pipeline.get_bind_group_layout(0),
@@ -280,22 +298,39 @@ impl GpuContext {
         None
     }
 
-    pub(crate) fn shader_module(&self, module: &Composed, checks: Checks) -> wgpu::ShaderModule {
-        let key = (module.name.clone(), checks);
-        let mut cache = self.modules.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(m) = cache.get(&key) {
-            return m.clone();
-        }
-        let desc = wgpu::ShaderModuleDescriptor {
-            label: Some(&module.name),
-            source: wgpu::ShaderSource::Wgsl(module.source().into()),
-        };
-        let m = match checks {
-            Checks::Default => self.device.create_shader_module(desc),
-            Checks::TrustedLoops => trusted_module(&self.device, desc),
-        };
-        cache.insert(key, m.clone());
-        m
+    /// The shader module of `module` with `checks`, made on first use, and the seconds this
+    /// call spent making it (zero when it was made already). Each module is made under its
+    /// own once-cell, outside the context's map lock: pipelines compiled side by side
+    /// ([`GpuContext::pipelines`]) parse their modules side by side too (a large module's
+    /// WGSL front end takes tens of milliseconds), and two entry points of one module wait
+    /// for one parse instead of doing two.
+    pub(crate) fn shader_module(
+        &self,
+        module: &Composed,
+        checks: Checks,
+    ) -> (wgpu::ShaderModule, f64) {
+        let cell = self
+            .modules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry((module.name.clone(), checks))
+            .or_default()
+            .clone();
+        let mut made = 0.0;
+        let m = cell.get_or_init(|| {
+            let start = Instant::now();
+            let desc = wgpu::ShaderModuleDescriptor {
+                label: Some(&module.name),
+                source: wgpu::ShaderSource::Wgsl(module.source().into()),
+            };
+            let m = match checks {
+                Checks::Default => self.device.create_shader_module(desc),
+                Checks::TrustedLoops => trusted_module(&self.device, desc),
+            };
+            made = start.elapsed().as_secs_f64();
+            m
+        });
+        (m.clone(), made)
     }
 
     /// A bind group of `@group(0)` binding each `(index, buffer)` pair (whole buffers).

@@ -1,5 +1,6 @@
 //! `GpuContext::pipelines` asked for the same pipelines by two threads at once (as the
-//! prover's G1 and G2 MSM engines do): both get them, and each is compiled once.
+//! prover's G1 and G2 MSM engines do): both get them, each is compiled once, and their one
+//! shader module is made once.
 
 #![allow(clippy::unwrap_used)]
 
@@ -46,4 +47,13 @@ fn two_threads_compile_each_pipeline_once() {
         let built = timings.iter().filter(|t| t.entry == entry).count();
         assert_eq!(built, 1, "{entry} compiled {built} times");
     }
+    // The four entry points are built side by side from one module: one build made it (its
+    // front end's time recorded), the others waited for it or found it made.
+    let made: Vec<f64> = timings
+        .iter()
+        .map(|t| t.module_seconds)
+        .filter(|&s| s > 0.0)
+        .collect();
+    assert_eq!(made.len(), 1, "the module was made {} times", made.len());
+    assert!(timings.iter().all(|t| t.module_seconds <= t.seconds));
 }
