@@ -23,6 +23,8 @@ mod group;
 #[path = "src/pairing.rs"]
 #[allow(dead_code, unused_macros)]
 mod pairing;
+#[path = "src/prune.rs"]
+mod prune;
 
 /// The WGSL files of `shaders/`, read from disk (the library embeds the same files).
 mod files {
@@ -57,6 +59,7 @@ fn main() {
     println!("cargo:rerun-if-changed=generated");
     println!("cargo:rerun-if-changed=kernels");
     println!("cargo:rerun-if-changed=src/compose.rs");
+    println!("cargo:rerun-if-changed=src/prune.rs");
     println!("cargo:rerun-if-changed=src/group.rs");
     println!("cargo:rerun-if-changed=src/pairing.rs");
     println!("cargo:rerun-if-changed=build");

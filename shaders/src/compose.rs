@@ -44,7 +44,8 @@ pub struct Composed {
 }
 
 impl Composed {
-    /// The full WGSL source.
+    /// The WGSL source: the parts in order, less the functions no entry point reaches (their
+    /// lines left empty, so that [`Composed::locate`] holds; `crate::prune` says why).
     pub fn source(&self) -> String {
         let mut s = String::new();
         for p in &self.parts {
@@ -53,7 +54,7 @@ impl Composed {
                 s.push('\n');
             }
         }
-        s
+        crate::prune::prune(&s)
     }
 
     /// Maps a 1-based line of [`Composed::source`] back to (origin, 1-based line in the part).
