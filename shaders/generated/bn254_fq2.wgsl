@@ -32,6 +32,14 @@ fn fq2_double(a: Fq2) -> Fq2 {
     return Fq2(fq_double(a.c0), fq_double(a.c1));
 }
 
+fn fq2_to_mont(a: Fq2) -> Fq2 {
+    return Fq2(fq_to_mont(a.c0), fq_to_mont(a.c1));
+}
+
+fn fq2_from_mont(a: Fq2) -> Fq2 {
+    return Fq2(fq_from_mont(a.c0), fq_from_mont(a.c1));
+}
+
 fn fq2_is_zero(a: Fq2) -> bool {
     return fq_is_zero(a.c0) && fq_is_zero(a.c1);
 }

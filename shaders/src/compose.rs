@@ -20,7 +20,7 @@ use crate::field::FieldModule;
 use crate::group::Group;
 use crate::pairing::Pairing;
 use zkgpu_limbs::Arith;
-use zkgpu_limbs::wgsl::{MONT_PROGRAMS, lazy_mul_stem, mont_stem, mul_stem, native_stem};
+use zkgpu_limbs::wgsl::{lazy_mul_stem, mul_stem, native_stem};
 
 /// One piece of WGSL: a file of `shaders/`, or text made here.
 #[derive(Clone, Debug)]
@@ -107,32 +107,8 @@ pub fn field_parts(f: FieldModule, arith: Arith) -> Vec<Part> {
     parts
 }
 
-/// The Montgomery-form conversions of field `f` (`to_mont`, `from_mont`: their generated
-/// modules, `<stem>_mont.wgsl`, and `fe_to_mont` / `fe_from_mont`), composed after its
-/// [`field_shim`] by the kernels that call them, and only those: they are two thirds of a
-/// prime field's generated text (zkgpu_limbs::wgsl::MONT_PROGRAMS says why).
-pub fn mont_parts(f: FieldModule) -> Vec<Part> {
-    let (pre, _) = f.prefix_and_type();
-    let mut parts = vec![fragment(&format!(
-        "generated/{}.wgsl",
-        mont_stem(f.base().id())
-    ))];
-    if !f.is_prime() {
-        parts.push(fragment(&format!("generated/{}.wgsl", mont_stem(f.id()))));
-    }
-    let text = MONT_PROGRAMS
-        .iter()
-        .map(|op| format!("fn fe_{op}(a: Fe) -> Fe {{\n    return {pre}_{op}(a);\n}}\n"))
-        .collect();
-    parts.push(Part {
-        origin: format!("<fe mont shim for {}>", f.id()),
-        text,
-    });
-    parts
-}
-
 /// Functions every field module defines, with their arity (1 or 2) and whether they return
-/// `bool` instead of an element ([`mont_parts`] adds the Montgomery-form conversions).
+/// `bool` instead of an element.
 pub const FIELD_FUNCTIONS: &[(&str, u8, bool)] = &[
     ("add", 2, false),
     ("sub", 2, false),
@@ -140,6 +116,8 @@ pub const FIELD_FUNCTIONS: &[(&str, u8, bool)] = &[
     ("double", 1, false),
     ("mul", 2, false),
     ("square", 1, false),
+    ("to_mont", 1, false),
+    ("from_mont", 1, false),
     ("is_zero", 1, true),
     ("eq", 2, true),
 ];
@@ -217,21 +195,14 @@ pub fn field_shim(f: FieldModule) -> Part {
 /// The elementwise field kernels (`shaders/kernels/field_ops.wgsl`) over field `f` in
 /// arithmetic `arith`.
 pub fn field_ops(f: FieldModule, arith: Arith) -> Composed {
-    let mut m = over_field(f, arith, "field_ops", fragment("kernels/field_ops.wgsl"));
-    let at = m.parts.len() - 1;
-    m.parts.splice(at..at, mont_parts(f));
-    m
+    over_field(f, arith, "field_ops", fragment("kernels/field_ops.wgsl"))
 }
 
-/// The standalone generated field modules (no entry points), in arithmetic `arith`, with
-/// their Montgomery-form conversions (so that naga validates those in every arithmetic too).
+/// The standalone generated field modules (no entry points), in arithmetic `arith`.
 pub fn field_library(f: FieldModule, arith: Arith) -> Composed {
-    let mut parts = field_parts(f, arith);
-    parts.push(field_shim(f));
-    parts.extend(mont_parts(f));
     Composed {
         name: module_name("field", f.id(), arith),
-        parts,
+        parts: field_parts(f, arith),
         arith,
     }
 }

@@ -28,8 +28,8 @@ pub mod contract {
 
 pub use compose::{
     ARITH_CHECK_FIELD, Composed, FIELD_FUNCTIONS, Part, all, arith_check, curve_vm, curve_vm_fq2,
-    field_library, field_ops, field_parts, field_shim, mont_parts, msm_accumulate,
-    msm_accumulate_split, msm_buckets, msm_scalars, ntt, ntt_elementwise, ntt_fields,
+    field_library, field_ops, field_parts, field_shim, msm_accumulate, msm_accumulate_split,
+    msm_buckets, msm_scalars, ntt, ntt_elementwise, ntt_fields,
 };
 pub use field::FieldModule;
 pub use group::Group;

@@ -61,58 +61,10 @@ pub fn prime_field_module(p: &FieldParams) -> String {
         "fn {pre}_one() -> {ty} {{\n    return {upper}_ONE;\n}}\n"
     );
     for prog in programs(p) {
-        let name = prog.name.as_str();
-        if !MUL_PROGRAMS.contains(&name) && !MONT_PROGRAMS.contains(&name) {
+        if !MUL_PROGRAMS.contains(&prog.name.as_str()) {
             out.push_str(&prog.to_wgsl(pre, ty));
             out.push('\n');
         }
-    }
-    out
-}
-
-/// The conversions into and out of Montgomery form (`to_mont`, `from_mont`): unrolled
-/// products by a constant, two thirds of a prime field's module text (a 381-bit field's
-/// 9,204 and 5,664 naga expressions against 6,109 for the portable `mul`), which only the
-/// elementwise field kernels call. They live in a module of their own (`<stem>_mont.wgsl`)
-/// that only those kernels compose: every other module's WGSL front end and pipeline
-/// compile skip them.
-pub const MONT_PROGRAMS: [&str; 2] = ["to_mont", "from_mont"];
-
-/// A prime field's [`MONT_PROGRAMS`] (`<stem>_mont.wgsl`, composed after the field's module).
-pub fn mont_module(p: &FieldParams) -> String {
-    let (ty, pre) = (&p.type_name, &p.prefix);
-    let mut out = header(
-        &format!(
-            "{} conversions into and out of Montgomery form (the elementwise field kernels only).",
-            p.name
-        ),
-        &["composed after the field's module, whose constants and types they use".to_owned()],
-    );
-    for prog in programs(p) {
-        if MONT_PROGRAMS.contains(&prog.name.as_str()) {
-            out.push_str(&prog.to_wgsl(pre, ty));
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// An extension field's [`MONT_PROGRAMS`], coefficient by coefficient (`<stem>_mont.wgsl`,
-/// composed after its base field's mont module and the extension's module).
-pub fn fq2_mont_module(f: KnownFq2) -> String {
-    let bp = &f.base().params().prefix;
-    let mut out = header(
-        &format!(
-            "{} conversions into and out of Montgomery form (the elementwise field kernels only).",
-            f.name()
-        ),
-        &["composed after the base field's mont module and the Fq2 module".to_owned()],
-    );
-    for op in MONT_PROGRAMS {
-        let _ = writeln!(
-            out,
-            "fn fq2_{op}(a: Fq2) -> Fq2 {{\n    return Fq2({bp}_{op}(a.c0), {bp}_{op}(a.c1));\n}}\n"
-        );
     }
     out
 }
@@ -242,7 +194,7 @@ pub fn fq2_module(f: KnownFq2) -> String {
             "fn fq2_{op}(a: Fq2, b: Fq2) -> Fq2 {{\n    return Fq2({bp}_{op}(a.c0, b.c0), {bp}_{op}(a.c1, b.c1));\n}}\n"
         );
     }
-    for op in ["neg", "double"] {
+    for op in ["neg", "double", "to_mont", "from_mont"] {
         let _ = writeln!(
             out,
             "fn fq2_{op}(a: Fq2) -> Fq2 {{\n    return Fq2({bp}_{op}(a.c0), {bp}_{op}(a.c1));\n}}\n"
@@ -327,16 +279,6 @@ pub fn generated_modules() -> Vec<(String, String)> {
             .iter()
             .map(|f| (f.file_stem().to_owned(), fq2_module(*f))),
     );
-    out.extend(
-        KnownField::ALL
-            .iter()
-            .map(|f| (mont_stem(f.file_stem()), mont_module(&f.params()))),
-    );
-    out.extend(
-        KnownFq2::ALL
-            .iter()
-            .map(|f| (mont_stem(f.file_stem()), fq2_mont_module(*f))),
-    );
     for arith in Arith::ALL {
         for f in KnownField::ALL {
             out.push((
@@ -360,12 +302,6 @@ pub fn generated_modules() -> Vec<(String, String)> {
 /// `bls12_381_fq_mul_f64`.
 pub fn mul_stem(field: &str, arith: Arith) -> String {
     format!("{field}_mul_{}", arith.name())
-}
-
-/// The file stem of the Montgomery-form conversions ([`MONT_PROGRAMS`]) of the field whose
-/// module is `field`: `bls12_381_fq_mont`.
-pub fn mont_stem(field: &str) -> String {
-    format!("{field}_mont")
 }
 
 /// The file stem of the portable `mul_lazy` of the scalar field whose module is `field`:
