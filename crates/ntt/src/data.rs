@@ -1,6 +1,7 @@
 //! Data on the device: batches of vectors paged into buffers, their uploads, writes and
 //! downloads, and the encoders that carry recorded work.
 
+use crate::pool::PagePool;
 use crate::{ELEMENT_BYTES, GpuNtt, MAX_PAGES, NttError, NttField, Result};
 use zkgpu_limbs::unpack_into;
 use zkgpu_runtime::GpuError;
@@ -47,7 +48,17 @@ pub struct DeviceVec<F> {
     pub(crate) len: usize,
     pub(crate) batch: usize,
     pub(crate) page_log: u32,
+    /// Where the pages go when the vector is dropped (the engine's [`PagePool`]).
+    pub(crate) pool: std::sync::Arc<PagePool>,
     pub(crate) _field: std::marker::PhantomData<F>,
+}
+
+impl<F> Drop for DeviceVec<F> {
+    fn drop(&mut self) {
+        let data = std::mem::take(&mut self.data);
+        let scratch = std::mem::take(&mut self.scratch);
+        self.pool.give(data.into_iter().chain(scratch));
+    }
 }
 
 impl<F> DeviceVec<F> {
@@ -135,7 +146,8 @@ impl<F: NttField> GpuNtt<F> {
                 "every vector of a batch must have the same length".into(),
             ));
         }
-        let dv = self.zeroed(len, vectors.len())?;
+        // Every element is written below: kept pages need no clearing.
+        let dv = self.alloc(len, vectors.len(), false)?;
         for (i, v) in vectors.iter().enumerate() {
             self.write(&dv, i, v)?;
         }
@@ -149,23 +161,67 @@ impl<F: NttField> GpuNtt<F> {
 
     /// `batch` zero vectors of `len` elements.
     pub fn zeroed(&self, len: usize, batch: usize) -> Result<DeviceVec<F>> {
+        self.alloc(len, batch, true)
+    }
+
+    /// `batch` vectors of `len` elements in pages kept from dropped vectors where their sizes
+    /// match (docs/ntt.md, "Device buffers"), else new ones; `zero`: data pages read as zero
+    /// (a kept one is cleared on the GPU, in a submission of its own so that it precedes
+    /// every later write). Scratch pages are written before they are read, so never cleared.
+    pub(crate) fn alloc(&self, len: usize, batch: usize, zero: bool) -> Result<DeviceVec<F>> {
         let page_log = self.page_log();
         let pages = page_elements(len, batch, page_log)?;
-        let alloc = |label: &str| -> Result<Vec<wgpu::Buffer>> {
-            pages
-                .iter()
-                .map(|&elems| Ok(self.ctx.storage_zeroed(label, elems * ELEMENT_BYTES)?))
-                .collect()
+        self.pool
+            .note_set(2 * pages.iter().sum::<u64>() * ELEMENT_BYTES);
+        let mut cleared = Vec::new();
+        let mut alloc = |label: &str, clear: bool| -> Result<Vec<wgpu::Buffer>> {
+            let mut out = Vec::with_capacity(pages.len());
+            for &elems in &pages {
+                let bytes = (elems * ELEMENT_BYTES).max(4);
+                if let Some(b) = self.pool.take(bytes) {
+                    if clear {
+                        cleared.push(b.clone());
+                    }
+                    out.push(b);
+                } else {
+                    out.push(self.new_page(label, bytes)?);
+                }
+            }
+            Ok(out)
         };
+        let data = alloc("ntt data", zero)?;
+        let scratch = alloc("ntt scratch", false)?;
+        if !cleared.is_empty() {
+            let mut enc = self
+                .ctx
+                .device()
+                .create_command_encoder(&Default::default());
+            for b in &cleared {
+                enc.clear_buffer(b, 0, None);
+            }
+            self.ctx.queue().submit([enc.finish()]);
+        }
         Ok(DeviceVec {
             context: self.ctx.id(),
-            data: alloc("ntt data")?,
-            scratch: alloc("ntt scratch")?,
+            data,
+            scratch,
             len,
             batch,
             page_log,
+            pool: self.pool.clone(),
             _field: std::marker::PhantomData,
         })
+    }
+
+    /// A new page of `bytes` bytes; where the device is out of memory, the kept pages are
+    /// freed and the allocation tried once more.
+    fn new_page(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
+        match self.ctx.storage_zeroed(label, bytes) {
+            Err(GpuError::OutOfMemory { .. }) if self.pool.release() > 0 => {
+                Ok(self.ctx.storage_zeroed(label, bytes)?)
+            }
+            r => Ok(r?),
+        }
     }
 
     /// The three bindings of `pages`, placeholders where there are fewer.

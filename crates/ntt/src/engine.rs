@@ -6,6 +6,7 @@ use crate::data::{DeviceVec, NttEncoder};
 use crate::params::*;
 use crate::plan;
 use crate::plan::{Plan, PlanKey};
+use crate::pool::PagePool;
 use crate::{
     DEFAULT_MAX_PASS_BITS, Direction, ELEMENT_BYTES, NttError, NttField, Result, kernel_form,
 };
@@ -79,6 +80,11 @@ pub struct NttConfig {
     pub max_page_log: Option<u32>,
     /// The field arithmetic (default: the context's, [`GpuContext::arith`]).
     pub arith: Option<zkgpu_runtime::Arith>,
+    /// Keep the device buffers (of 16 MiB and more) of dropped [`DeviceVec`]s for the next
+    /// vectors of the same page sizes, at most as many bytes as the largest vector has held
+    /// (default `true`; [`GpuNtt::release_buffers`] frees them; docs/ntt.md, "Device
+    /// buffers").
+    pub keep_buffers: bool,
 }
 
 impl Default for NttConfig {
@@ -88,6 +94,7 @@ impl Default for NttConfig {
             max_twist_log: plan::DEFAULT_MAX_TWIST_LOG,
             max_page_log: None,
             arith: None,
+            keep_buffers: true,
         }
     }
 }
@@ -115,6 +122,8 @@ pub struct GpuNtt<F: NttField> {
     /// Placeholders bound where a batch has fewer than [`MAX_PAGES`] pages: one read-only,
     /// two read-write (distinct, so no writable binding aliases another).
     pub(crate) placeholders: [wgpu::Buffer; 3],
+    /// Pages of dropped vectors, kept for the next vector of the same sizes.
+    pub(crate) pool: Arc<PagePool>,
     pub(crate) _field: std::marker::PhantomData<F>,
 }
 
@@ -136,6 +145,7 @@ impl<F: NttField> GpuNtt<F> {
             plans: Mutex::new(HashMap::new()),
             config: NttConfig::default(),
             placeholders: [placeholder(), placeholder(), placeholder()],
+            pool: Arc::default(),
             _field: std::marker::PhantomData,
         }
     }
@@ -166,7 +176,26 @@ impl<F: NttField> GpuNtt<F> {
             max_page_log: config.max_page_log.map(|b| b.max(1)),
             ..config
         };
+        e.pool.set_enabled(config.keep_buffers);
         Ok(e)
+    }
+
+    /// Whether to keep the device buffers of dropped vectors ([`NttConfig::keep_buffers`];
+    /// `false` frees those kept).
+    pub fn with_kept_buffers(mut self, keep: bool) -> Self {
+        self.config.keep_buffers = keep;
+        self.pool.set_enabled(keep);
+        self
+    }
+
+    /// Frees the device buffers kept from dropped vectors; returns their bytes.
+    pub fn release_buffers(&self) -> u64 {
+        self.pool.release()
+    }
+
+    /// Bytes of device buffers kept from dropped vectors now.
+    pub fn kept_buffer_bytes(&self) -> u64 {
+        self.pool.bytes()
     }
 
     /// The engine's configuration.

@@ -38,6 +38,7 @@ mod engine;
 mod host;
 mod params;
 mod plan;
+mod pool;
 mod twists;
 
 use ark_ff::{FftField, PrimeField};

@@ -6,5 +6,6 @@
 mod contexts_gpu;
 mod domain_gpu;
 mod fuzz_ntt_gpu;
+mod kept_buffers_gpu;
 mod ntt_gpu;
 mod webgpu_limits;
