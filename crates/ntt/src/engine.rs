@@ -22,7 +22,7 @@ use zkgpu_shaders::Composed;
 use zkgpu_shaders::contract::{ntt, ntt_elementwise as ew};
 
 /// [`GpuNtt::kernels`]' butterfly passes.
-const PASS: usize = 0;
+pub(crate) const PASS: usize = 0;
 /// [`GpuNtt::kernels`]' elementwise kernel.
 pub(crate) const ELEMENTWISE: usize = 1;
 
@@ -326,6 +326,21 @@ impl<F: NttField> GpuNtt<F> {
     /// working clock ([`GpuContext::warm_clock`]; costs `duration`).
     pub async fn warm_clock(&self, duration: std::time::Duration) -> Result<()> {
         Ok(self.ctx.warm_clock(duration).await?)
+    }
+
+    /// Whether the plan of `domain` in direction `dir` is built (then so is the pass's
+    /// pipeline: a plan is built by a transform or by `prepare`, which make it too).
+    pub(crate) fn has_plan(&self, domain: &Radix2EvaluationDomain<F>, dir: Direction) -> bool {
+        let key = PlanKey::new(
+            domain,
+            dir,
+            self.config.max_pass_bits,
+            self.config.max_twist_log,
+        );
+        self.plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(&key)
     }
 
     /// The plan of `domain` in direction `dir`, built on first use (a new plan's table of

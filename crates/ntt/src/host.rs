@@ -55,7 +55,7 @@ impl<F: NttField> GpuNtt<F> {
     ) -> Result<()> {
         values.resize(domain.size(), F::zero());
         let start = Instant::now();
-        let mut dv = self.upload(values)?;
+        let mut dv = self.upload_beside_setup(domain, dir, values)?;
         let uploaded = start.elapsed().as_secs_f64();
         // The transform and the download's copies in one submission; the result is unpacked
         // into `values` (already the domain's size).
@@ -75,5 +75,34 @@ impl<F: NttField> GpuNtt<F> {
             "transform from host"
         );
         Ok(())
+    }
+
+    /// Uploads `values`; on a first call (no plan of `domain` in direction `dir` yet, native
+    /// only) the plan and the pass's pipeline are made on a thread beside the upload: the
+    /// upload is the host's memory work, pipeline creation the driver's (tens of
+    /// milliseconds in a new device even from the pipeline cache), so a first call waits for
+    /// the longer of the two instead of both.
+    fn upload_beside_setup(
+        &self,
+        domain: &Radix2EvaluationDomain<F>,
+        dir: Direction,
+        values: &[F],
+    ) -> Result<crate::DeviceVec<F>> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if domain.size() > 1 && !self.has_plan(domain, dir) {
+            return std::thread::scope(|s| {
+                let setup = s.spawn(|| {
+                    self.plan(domain, dir).block_on()?;
+                    self.kernel(crate::engine::PASS).block_on().map(drop)
+                });
+                let uploaded = self.upload(values);
+                setup
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+                uploaded
+            });
+        }
+        let _ = dir;
+        self.upload(values)
     }
 }
