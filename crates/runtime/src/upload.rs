@@ -27,9 +27,6 @@ impl UploadPlan {
         // cost unevenly.
         let block = ((16 << 10) / align).max(1) * align;
         let threads = rayon::current_num_threads().max(1) as u64;
-        let piece = (words / (4 * threads))
-            .max(1 << 16)
-            .next_multiple_of(block as u64);
         // Large writes (native) go through pooled staging buffers of UPLOAD_PIECE bytes,
         // allocated once and kept mapped (wgpu's own staging, write_buffer_with, allocates
         // host-visible memory for every write): each holds a whole number of pieces, every
@@ -42,6 +39,15 @@ impl UploadPlan {
         let stage_words = (UPLOAD_PIECE / 4 / unit) * unit;
         let pooled =
             cfg!(not(target_arch = "wasm32")) && stage_words > 0 && 4 * words >= UPLOAD_POOLED_MIN;
+        // Pieces are cut from one round of a pooled write (the whole write otherwise).
+        let per_round = if pooled {
+            words.min(stage_words * UPLOAD_ROUND)
+        } else {
+            words
+        };
+        let piece = (per_round / (4 * threads))
+            .max(1 << 16)
+            .next_multiple_of(block as u64);
         let (piece, stage_words) = if pooled {
             let piece = piece.next_multiple_of(unit).min(stage_words);
             (piece, (stage_words / piece) * piece)
@@ -79,8 +85,13 @@ impl UploadView {
 /// least this size go through pooled, persistently allocated staging memory in pieces of it.
 pub(crate) const UPLOAD_PIECE: u64 = 4 << 20;
 
-/// Pooled upload staging buffers kept at most (512 MiB).
+/// Pooled upload staging buffers kept at most (512 MiB; a write uses at most
+/// `2 x UPLOAD_ROUND` per region).
 pub(crate) const UPLOAD_POOL_MAX: usize = 128;
+
+/// Staging buffers per region in one round of a pooled write (32 MiB): a round's copies are
+/// submitted while the next round is filled, and the round after waits for them.
+pub(crate) const UPLOAD_ROUND: u64 = 8;
 
 /// Bytes from which [`GpuContext::write_par_zip`] writes through the pooled staging buffers
 /// (one partly filled buffer below [`UPLOAD_PIECE`]): wgpu's queued writes allocate fresh
@@ -130,26 +141,77 @@ impl GpuContext {
         if words == 0 || regions.is_empty() {
             return Ok(());
         }
-        let UploadPlan {
-            block,
-            piece,
-            stage_words,
-            pooled,
-        } = UploadPlan::new(words, align);
-        let mut pieces = Vec::new();
-        // Pooled staging buffers in use: (buffer, destination, offset, bytes); the current
-        // ones (one per region) and the word where they start.
-        let mut staged: Vec<(wgpu::Buffer, &wgpu::Buffer, u64, u64)> = Vec::new();
-        let mut current: Vec<wgpu::Buffer> = Vec::new();
-        let mut stage_at = 0u64;
+        let plan = UploadPlan::new(words, align);
+        // Pooled writes go in rounds of at most UPLOAD_ROUND staging buffers per region, two
+        // rounds in flight: round k + 2 waits for round k's copies and reuses its buffers,
+        // so a write of any size touches at most 2 x UPLOAD_ROUND fresh buffers (the first
+        // touch of host-visible memory is what a first large upload pays).
+        let round = if plan.pooled {
+            plan.stage_words * UPLOAD_ROUND
+        } else {
+            words
+        };
+        let mut in_flight = std::collections::VecDeque::new();
         let mut at = 0u64;
         while at < words {
-            let len = piece.min(words - at);
+            let end = words.min(at + round);
+            if in_flight.len() >= 2
+                && let Some(index) = in_flight.pop_front()
+            {
+                self.wait_for(index)?;
+            }
+            let (pieces, staged) = self.stage_round(regions, at, end, &plan)?;
+            let block = plan.block;
+            let fill_piece = |(start, total, mut views): (usize, usize, Vec<UploadView>)| {
+                let mut tmp: Vec<Vec<u32>> = vec![vec![0u32; block]; views.len()];
+                let mut done = 0usize;
+                while done < total {
+                    let n = block.min(total - done);
+                    let mut blocks: Vec<&mut [u32]> = tmp.iter_mut().map(|t| &mut t[..n]).collect();
+                    fill(start + done, &mut blocks);
+                    for (view, t) in views.iter_mut().zip(&tmp) {
+                        view.write(4 * done, bytemuck::cast_slice(&t[..n]));
+                    }
+                    done += n;
+                }
+            };
+            #[cfg(not(target_arch = "wasm32"))]
+            pieces.into_par_iter().for_each(fill_piece);
+            #[cfg(target_arch = "wasm32")]
+            pieces.into_iter().for_each(fill_piece);
+            in_flight.extend(self.submit_staged(staged));
+            at = end;
+        }
+        Ok(())
+    }
+
+    /// The pieces of words `from..to` of every region (start word, words, one view per
+    /// region) and, for a pooled write, the staging buffers they are written into
+    /// `(staging, destination, offset, bytes)`.
+    #[allow(clippy::type_complexity)]
+    fn stage_round<'a>(
+        &self,
+        regions: &[(&'a wgpu::Buffer, u64)],
+        from: u64,
+        to: u64,
+        plan: &UploadPlan,
+    ) -> Result<(
+        Vec<(usize, usize, Vec<UploadView>)>,
+        Vec<(wgpu::Buffer, &'a wgpu::Buffer, u64, u64)>,
+    )> {
+        let mut pieces = Vec::new();
+        let mut staged = Vec::new();
+        // The current staging buffers (one per region) and the word where they start.
+        let mut current: Vec<wgpu::Buffer> = Vec::new();
+        let mut stage_at = from;
+        let mut at = from;
+        while at < to {
+            let len = plan.piece.min(to - at);
             let size = wgpu::BufferSize::new(4 * len)
                 .ok_or_else(|| GpuError::Device("empty piece of a parallel write".into()))?;
-            if pooled && (current.is_empty() || at == stage_at + stage_words) {
+            if plan.pooled && (current.is_empty() || at == stage_at + plan.stage_words) {
                 stage_at = at;
-                let bytes = 4 * stage_words.min(words - at);
+                let bytes = 4 * plan.stage_words.min(to - at);
                 current.clear();
                 for &(buffer, offset) in regions {
                     let staging = self.upload_staging();
@@ -170,7 +232,7 @@ impl GpuContext {
                 if offset + 4 * (at + len) > buffer.size() {
                     return Err(refused());
                 }
-                if pooled {
+                if plan.pooled {
                     let from = 4 * (at - stage_at);
                     let view = current[v]
                         .slice(from..from + 4 * len)
@@ -188,55 +250,41 @@ impl GpuContext {
             pieces.push((at as usize, len as usize, views));
             at += len;
         }
-        drop(current);
-        let fill_piece = |(start, total, mut views): (usize, usize, Vec<UploadView>)| {
-            let mut tmp: Vec<Vec<u32>> = vec![vec![0u32; block]; views.len()];
-            let mut done = 0usize;
-            while done < total {
-                let n = block.min(total - done);
-                let mut blocks: Vec<&mut [u32]> = tmp.iter_mut().map(|t| &mut t[..n]).collect();
-                fill(start + done, &mut blocks);
-                for (view, t) in views.iter_mut().zip(&tmp) {
-                    view.write(4 * done, bytemuck::cast_slice(&t[..n]));
-                }
-                done += n;
-            }
-        };
-        #[cfg(not(target_arch = "wasm32"))]
-        pieces.into_par_iter().for_each(fill_piece);
-        #[cfg(target_arch = "wasm32")]
-        pieces.into_iter().for_each(fill_piece);
-        self.submit_staged(staged);
-        Ok(())
+        Ok((pieces, staged))
     }
 
     /// Submits the copies out of pooled staging buffers `(staging, destination, offset,
     /// bytes)` now, so that every later submission sees the data; each staging buffer is
     /// mapped again once its copy is done (at a later poll), then back in the pool.
-    fn submit_staged(&self, staged: Vec<(wgpu::Buffer, &wgpu::Buffer, u64, u64)>) {
-        if !staged.is_empty() {
-            let mut enc = self
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("upload"),
-                });
-            for (staging, buffer, offset, bytes) in &staged {
-                staging.unmap();
-                enc.copy_buffer_to_buffer(staging, 0, buffer, *offset, *bytes);
-            }
-            self.queue.submit([enc.finish()]);
-            // Mapped again once the copies are done (at a later poll), then back in the pool.
-            for (staging, ..) in staged {
-                let pool = Arc::clone(&self.upload_pool);
-                let buffer = staging.clone();
-                staging.map_async(wgpu::MapMode::Write, .., move |r| {
-                    let mut pool = pool.lock().unwrap_or_else(PoisonError::into_inner);
-                    if r.is_ok() && pool.len() < UPLOAD_POOL_MAX {
-                        pool.push(buffer);
-                    }
-                });
-            }
+    fn submit_staged(
+        &self,
+        staged: Vec<(wgpu::Buffer, &wgpu::Buffer, u64, u64)>,
+    ) -> Option<wgpu::SubmissionIndex> {
+        if staged.is_empty() {
+            return None;
         }
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("upload"),
+            });
+        for (staging, buffer, offset, bytes) in &staged {
+            staging.unmap();
+            enc.copy_buffer_to_buffer(staging, 0, buffer, *offset, *bytes);
+        }
+        let index = self.queue.submit([enc.finish()]);
+        // Mapped again once the copies are done (at a later poll), then back in the pool.
+        for (staging, ..) in staged {
+            let pool = Arc::clone(&self.upload_pool);
+            let buffer = staging.clone();
+            staging.map_async(wgpu::MapMode::Write, .., move |r| {
+                let mut pool = pool.lock().unwrap_or_else(PoisonError::into_inner);
+                if r.is_ok() && pool.len() < UPLOAD_POOL_MAX {
+                    pool.push(buffer);
+                }
+            });
+        }
+        Some(index)
     }
 
     /// Upload staging buffers in the pool now, ready for reuse (each `UPLOAD_PIECE`, 4 MiB;

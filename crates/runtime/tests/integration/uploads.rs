@@ -95,3 +95,36 @@ fn writes_past_the_end_are_errors() {
     let r = ctx.write_par(&buffer, 0, 6, 4, |_, block| block.fill(1));
     assert!(r.is_err(), "6 bytes: not a multiple of 4");
 }
+
+/// A write of several rounds (32 MiB of staging per region each, two in flight): every word
+/// lands, in two regions at once, and the write used at most two rounds of staging buffers
+/// (a context of its own, so that the pool counts only these).
+#[test]
+fn writes_of_many_rounds_reuse_two_rounds_of_staging() {
+    let ctx = &zkgpu_testing::new_context();
+    // Three and a half rounds of 8 Mi words (32 MiB) per region.
+    let words = 3 * (8 << 20) + (4 << 20) + 6;
+    let a = ctx
+        .storage_zeroed("upload rounds a", 4 * words as u64)
+        .unwrap();
+    let b = ctx
+        .storage_zeroed("upload rounds b", 4 + 4 * words as u64)
+        .unwrap();
+    ctx.write_par_zip(&[(&a, 0), (&b, 4)], words as u64, 2, |at, blocks| {
+        for (v, block) in blocks.iter_mut().enumerate() {
+            for (k, o) in block.iter_mut().enumerate() {
+                *o = word(20 + v as u32, at + k);
+            }
+        }
+    })
+    .unwrap();
+    let (ga, gb) = (read(ctx, &a), read(ctx, &b));
+    assert_eq!((0..words).find(|&i| ga[i] != word(20, i)), None);
+    assert_eq!(gb[0], 0);
+    assert_eq!((0..words).find(|&i| gb[1 + i] != word(21, i)), None);
+    let pooled = ctx.pooled_upload_buffers();
+    assert!(
+        (1..=2 * 8 * 2).contains(&pooled),
+        "{pooled} staging buffers: two rounds of 8 per region at most"
+    );
+}
