@@ -330,6 +330,7 @@ impl<F: NttField> GpuNtt<F> {
 
     /// Whether the plan of `domain` in direction `dir` is built (then so is the pass's
     /// pipeline: a plan is built by a transform or by `prepare`, which make it too).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn has_plan(&self, domain: &Radix2EvaluationDomain<F>, dir: Direction) -> bool {
         let key = PlanKey::new(
             domain,

@@ -102,7 +102,8 @@ impl<F: NttField> GpuNtt<F> {
                 uploaded
             });
         }
-        let _ = dir;
+        #[cfg(target_arch = "wasm32")]
+        let _ = (domain, dir);
         self.upload(values)
     }
 }
