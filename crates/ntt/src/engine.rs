@@ -12,7 +12,7 @@ use crate::{
 };
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use web_time::Instant;
 #[cfg(not(target_arch = "wasm32"))]
 use zkgpu_runtime::BlockOn;
@@ -326,71 +326,6 @@ impl<F: NttField> GpuNtt<F> {
     /// working clock ([`GpuContext::warm_clock`]; costs `duration`).
     pub async fn warm_clock(&self, duration: std::time::Duration) -> Result<()> {
         Ok(self.ctx.warm_clock(duration).await?)
-    }
-
-    /// Whether the plan of `domain` in direction `dir` is built (then so is the pass's
-    /// pipeline: a plan is built by a transform or by `prepare`, which make it too).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn has_plan(&self, domain: &Radix2EvaluationDomain<F>, dir: Direction) -> bool {
-        let key = PlanKey::new(
-            domain,
-            dir,
-            self.config.max_pass_bits,
-            self.config.max_twist_log,
-        );
-        self.plans
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains_key(&key)
-    }
-
-    /// The plan of `domain` in direction `dir`, built on first use (a new plan's table of
-    /// all twists on the GPU: both pipelines are compiled then, side by side).
-    pub(crate) async fn plan(
-        &self,
-        domain: &Radix2EvaluationDomain<F>,
-        dir: Direction,
-    ) -> Result<Arc<Plan>> {
-        let log_n = domain.log_size_of_group;
-        if log_n > 31 {
-            return Err(NttError::Size {
-                log_n,
-                reason: "the kernels index elements with u32".into(),
-            });
-        }
-        let key = PlanKey::new(
-            domain,
-            dir,
-            self.config.max_pass_bits,
-            self.config.max_twist_log,
-        );
-        if let Some(p) = self
-            .plans
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-        {
-            return Ok(p.clone());
-        }
-        let (mut plan, twists) = Plan::new(
-            &self.ctx,
-            domain,
-            dir,
-            self.config.max_pass_bits,
-            self.config.max_twist_log,
-        )?;
-        if let Some(source) = twists {
-            plan.twists = Some(self.build_twists(&plan.tables, source).await?);
-        }
-        // On wasm32 wgpu's types are neither Send nor Sync (the browser's WebGPU is
-        // single-threaded), so neither is the Arc there; natively it is both.
-        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
-        let plan = Arc::new(plan);
-        self.plans
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, plan.clone());
-        Ok(plan)
     }
 
     /// Records the transform of the first `count` vectors of `dv` over `domain` (`count`
